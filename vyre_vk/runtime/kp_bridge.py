@@ -1,0 +1,96 @@
+"""The one place that touches ``kp`` (Kompute 0.9.0), so its traps are handled once.
+
+- ``mgr.tensor`` makes float32 whatever it is given: use ``tensor_t`` with an
+  exact dtype.
+- Leaving out the workgroup count launches one *workgroup* per element of the
+  first tensor: always pass it.
+- Spec/push constants given as lists become float32; pass NumPy arrays of one
+  4-byte dtype, even when empty.
+- Without the fence patch every submission creates and destroys a fence
+  (~550 us on an H200); without the barrier patch dependent dispatches race.
+  ``require_patches`` refuses a stock kp rather than run slow or wrong.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+import kp
+
+REQUIRED_PATCHES = ("0001-sequence-reuse-fence", "0002-python-op-memory-barrier",
+                    "0003-python-eval-async-no-arg")
+
+# kp 0.9.0's tensor_t accepts exactly these; bool is stored as one 32-bit word
+# by the IR, so the runtime never hands kp a numpy bool array.
+KP_DTYPES = (np.dtype(np.float32), np.dtype(np.uint32), np.dtype(np.int32))
+_EMPTY_CONSTS = np.zeros(0, dtype=np.uint32)
+
+
+class KomputeError(RuntimeError):
+    """kp is missing, unpatched, or refused an operation."""
+
+
+def patches() -> tuple[str, ...]:
+    return tuple(getattr(kp, "__vyre_patches__", ()))
+
+
+def require_patches() -> None:
+    missing = [p for p in REQUIRED_PATCHES if p not in patches()]
+    if missing:
+        raise KomputeError(
+            f"the installed kp ({getattr(kp, '__file__', '?')}) lacks vyre-vk's patches {missing}. "
+            "Fix: run tools/bootstrap.sh, which builds kp 0.9.0 with patches/kp/*.patch.")
+
+
+def manager(index: int) -> "kp.Manager":
+    require_patches()
+    try:
+        return kp.Manager(index)
+    except RuntimeError as e:
+        raise KomputeError(f"Kompute could not open Vulkan device {index}: {e}. "
+                           "Fix: run `vyre-vk doctor` to list devices, or set VYRE_VK_DEVICE.") from e
+
+
+def list_devices() -> list[dict]:
+    """Every Vulkan device Kompute can see (creates and destroys a throwaway manager)."""
+    mgr = kp.Manager()
+    try:
+        return list(mgr.list_devices())
+    finally:
+        mgr.destroy()
+
+
+def tensor(mgr: "kp.Manager", data: np.ndarray) -> "kp.Tensor":
+    arr = np.ascontiguousarray(data).reshape(-1)
+    if arr.dtype not in KP_DTYPES:
+        raise KomputeError(f"kp tensors here are float32/uint32/int32, got {arr.dtype}")
+    if arr.size == 0:
+        raise KomputeError("Vulkan buffers cannot be empty")
+    return mgr.tensor_t(arr)
+
+
+def algorithm(mgr: "kp.Manager", tensors: Sequence["kp.Tensor"], spirv: bytes,
+              workgroups: tuple[int, int, int]) -> "kp.Algorithm":
+    if len(spirv) % 4:
+        raise KomputeError("SPIR-V length is not a multiple of 4 bytes")
+    if min(workgroups) < 1:
+        raise KomputeError(f"workgroup count {workgroups} must be >= 1 on every axis")
+    return mgr.algorithm(list(tensors), spirv, list(workgroups), _EMPTY_CONSTS, _EMPTY_CONSTS)
+
+
+def dispatch(algo: "kp.Algorithm") -> "kp.OpAlgoDispatch":
+    return kp.OpAlgoDispatch(algo, _EMPTY_CONSTS)
+
+
+def sync_device(tensors: Sequence["kp.Tensor"]) -> "kp.OpTensorSyncDevice":
+    return kp.OpTensorSyncDevice(list(tensors))
+
+
+def sync_local(tensors: Sequence["kp.Tensor"]) -> "kp.OpTensorSyncLocal":
+    return kp.OpTensorSyncLocal(list(tensors))
+
+
+def compute_barrier(tensors: Sequence["kp.Tensor"]) -> "kp.OpMemoryBarrier":
+    """Order earlier compute writes before later compute reads and writes."""
+    return kp.OpMemoryBarrier(list(tensors))
