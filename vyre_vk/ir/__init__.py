@@ -1,0 +1,20 @@
+"""The vyre IR in Python: data types, the operator table, expressions, nodes, programs,
+validation and the JSON form.
+
+Example::
+
+    >>> from vyre_vk.ir import Expr, Node, Program, BufferDecl, DataType, wrap_anonymous
+"""
+from .types import (BufferAccess, DataType, DTYPES, DTypeInfo, MemoryOrdering, SUPPORTED_DTYPES)
+from .optable import (ATOMICS, BINOPS, CASTS, GLSL_HELPERS, UNOPS, AtomicOp, BinOp, UnOp, canon)
+from .expr import (Atomic, BinOpExpr, BufLen, Call, Cast, Expr, Fma, InvocationId, LitBool, LitF32,
+                   LitI32, LitU32, Load, LocalId, Select, SubgroupBallot, SubgroupLocalId,
+                   SubgroupReduce, SubgroupShuffle, SubgroupSize, UnOpExpr, Var, WorkgroupId,
+                   bits_f32, f32_bits)
+from .node import (AsyncLoad, AsyncStore, AsyncWait, Assign, Barrier, Block, If, IndirectDispatch, Let,
+                   Loop, Node, Region, Resume, Return, Store, Trap)
+from .program import BufferDecl, Program, wrap, wrap_anonymous, wrap_child
+from .serial import ProgramFormatError
+from .validate import ValidationError, validate
+
+__all__ = [n for n in dir() if not n.startswith("_")]

@@ -1,0 +1,207 @@
+"""Buffer declarations and Programs.
+
+Example::
+
+    >>> p = Program.wrapped(
+    ...     [BufferDecl.read("a", 0, DataType.U32).with_count(4),
+    ...      BufferDecl.output("out", 1, DataType.U32).with_count(4)],
+    ...     (64, 1, 1),
+    ...     [wrap_anonymous("demo::copy", [
+    ...         Node.let_bind("i", Expr.gid_x()),
+    ...         Node.if_then(Expr.lt(Expr.var("i"), Expr.u32(4)),
+    ...                      [Node.store("out", Expr.var("i"), Expr.load("a", Expr.var("i")))])])])
+    >>> len(p.content_hash())
+    64
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from .node import Node, Region
+from .types import BufferAccess, DataType
+
+ROOT_GENERATOR = "vyre.program.root"
+
+
+@dataclass(frozen=True)
+class BufferDecl:
+    """One buffer of a program.
+
+    `count` is the element count (0 = sized at dispatch by the bound data). `is_output`
+    marks the one buffer built with :meth:`output`; every ReadWrite/WriteOnly buffer is a
+    result buffer regardless. `output_byte_range` (start, end) cuts the returned bytes.
+    """
+
+    name: str
+    binding: int
+    access: BufferAccess
+    element: DataType
+    count: int = 0
+    is_output: bool = False
+    pipeline_live_out: bool = False
+    output_byte_range: Optional[tuple[int, int]] = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.output_byte_range, list):
+            object.__setattr__(self, "output_byte_range", tuple(self.output_byte_range))
+
+    @staticmethod
+    def storage(name: str, binding: int, access: BufferAccess, element: DataType) -> "BufferDecl":
+        return BufferDecl(name, binding, access, element)
+
+    @staticmethod
+    def read(name: str, binding: int, element: DataType) -> "BufferDecl":
+        return BufferDecl(name, binding, BufferAccess.ReadOnly, element)
+
+    @staticmethod
+    def read_write(name: str, binding: int, element: DataType) -> "BufferDecl":
+        """ReadWrite storage that is both an input (its initial contents) and a result."""
+        return BufferDecl(name, binding, BufferAccess.ReadWrite, element)
+
+    @staticmethod
+    def output(name: str, binding: int, element: DataType) -> "BufferDecl":
+        """ReadWrite, marked output and live-out: zero-initialised, never an input."""
+        return BufferDecl(name, binding, BufferAccess.ReadWrite, element, is_output=True,
+                          pipeline_live_out=True)
+
+    @staticmethod
+    def uniform(name: str, binding: int, element: DataType) -> "BufferDecl":
+        return BufferDecl(name, binding, BufferAccess.Uniform, element)
+
+    @staticmethod
+    def workgroup(name: str, count: int, element: DataType) -> "BufferDecl":
+        """Workgroup-shared memory of `count` elements (zeroed per workgroup, no binding)."""
+        return BufferDecl(name, 0, BufferAccess.Workgroup, element, count=count)
+
+    def with_count(self, count: int) -> "BufferDecl":
+        return dataclasses.replace(self, count=int(count))
+
+    def with_output_byte_range(self, start: int, end: int) -> "BufferDecl":
+        return dataclasses.replace(self, output_byte_range=(int(start), int(end)))
+
+    def with_pipeline_live_out(self, live_out: bool) -> "BufferDecl":
+        return dataclasses.replace(self, pipeline_live_out=bool(live_out))
+
+    # ---- roles (vyre reference §8.1: which buffers take inputs, which are returned)
+    @property
+    def is_workgroup(self) -> bool:
+        return self.access is BufferAccess.Workgroup
+
+    @property
+    def backend_allocated(self) -> bool:
+        """Zero-filled by the backend and consuming no input slot."""
+        return self.is_output or self.access is BufferAccess.WriteOnly or (
+            self.pipeline_live_out and self.access is BufferAccess.ReadWrite)
+
+    @property
+    def is_result(self) -> bool:
+        """Returned after the dispatch (every ReadWrite or WriteOnly buffer)."""
+        return self.access in (BufferAccess.ReadWrite, BufferAccess.WriteOnly)
+
+    @property
+    def is_input(self) -> bool:
+        """Takes a (logical) input slot."""
+        return not self.is_workgroup and not self.backend_allocated
+
+
+@dataclass(frozen=True)
+class Program:
+    """A compute program: buffers, workgroup size and an entry body run once per invocation.
+
+    Build runnable programs with :meth:`wrapped`; :meth:`new` keeps the entry as given.
+    Equality is structural (buffer declaration order included).
+    """
+
+    buffers: tuple = ()
+    workgroup_size: tuple = (1, 1, 1)
+    entry: tuple = ()
+    entry_op_id: Optional[str] = None
+    non_composable_with_self: bool = False
+
+    def __post_init__(self) -> None:
+        for n in ("buffers", "workgroup_size", "entry"):
+            v = getattr(self, n)
+            if isinstance(v, list):
+                object.__setattr__(self, n, tuple(v))
+
+    @staticmethod
+    def new(buffers: Sequence[BufferDecl], workgroup_size: Sequence[int], entry: Sequence[Node],
+            entry_op_id: Optional[str] = None) -> "Program":
+        """Raw constructor: the entry is kept as is (validation wants top-level Regions)."""
+        return Program(tuple(buffers), tuple(workgroup_size), tuple(entry), entry_op_id)
+
+    @staticmethod
+    def wrapped(buffers: Sequence[BufferDecl], workgroup_size: Sequence[int], entry: Sequence[Node],
+                entry_op_id: Optional[str] = None) -> "Program":
+        """The constructor ops use: if `entry` is empty or holds any non-Region node, the whole
+        entry is wrapped into one `Region(generator="vyre.program.root")`."""
+        entry = tuple(entry)
+        if not entry or not all(isinstance(n, Region) for n in entry):
+            entry = (Region(ROOT_GENERATOR, None, entry),)
+        return Program(tuple(buffers), tuple(workgroup_size), entry, entry_op_id)
+
+    @staticmethod
+    def empty() -> "Program":
+        return Program.wrapped((), (1, 1, 1), ())
+
+    def with_entry_op_id(self, op_id: Optional[str]) -> "Program":
+        return dataclasses.replace(self, entry_op_id=op_id)
+
+    def buffer(self, name: str) -> Optional[BufferDecl]:
+        for b in self.buffers:
+            if b.name == name:
+                return b
+        return None
+
+    @property
+    def output_buffers(self) -> tuple[BufferDecl, ...]:
+        """Result buffers (every ReadWrite/WriteOnly), in declaration order."""
+        return tuple(b for b in self.buffers if b.is_result)
+
+    @property
+    def input_buffers(self) -> tuple[BufferDecl, ...]:
+        """Buffers taking a logical input slot, in declaration order."""
+        return tuple(b for b in self.buffers if b.is_input)
+
+    # ---- serialisation and hashing (implemented in serial.py; imported lazily to avoid a cycle)
+    def to_json(self) -> str:
+        """Versioned JSON text; `Program.from_json(p.to_json()) == p` exactly."""
+        from .serial import to_json
+        return to_json(self)
+
+    @staticmethod
+    def from_json(text: str) -> "Program":
+        """Parse and validate; malformed input raises ProgramFormatError."""
+        from .serial import from_json
+        return from_json(text)
+
+    def to_dict(self) -> dict:
+        from .serial import program_to_dict
+        return program_to_dict(self)
+
+    def content_hash(self) -> str:
+        """Hex SHA-256 of the canonical serialisation (stable across processes)."""
+        from .serial import canonical_bytes
+        return hashlib.sha256(canonical_bytes(self)).hexdigest()
+
+    def validate(self) -> "Program":
+        from .validate import validate
+        validate(self)
+        return self
+
+
+def wrap_anonymous(generator: str, body: Sequence[Node]) -> Region:
+    """`Region(generator, source_region=None, body)`: how every vyre-libs op wraps its body."""
+    return Region(generator, None, tuple(body))
+
+
+def wrap(generator: str, body: Sequence[Node], source_region: Optional[str] = None) -> Region:
+    return Region(generator, source_region, tuple(body))
+
+
+def wrap_child(generator: str, parent: str, body: Sequence[Node]) -> Region:
+    """A Region whose `source_region` names its parent generator."""
+    return Region(generator, parent, tuple(body))

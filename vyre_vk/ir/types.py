@@ -1,0 +1,165 @@
+"""Scalar data types, buffer access modes and memory orderings of the vyre IR.
+
+One table (:data:`DTYPES`) holds every per-type fact (wire tag, NumPy dtype, GLSL
+type, byte size, zero value, whether the Vulkan backend supports it). Validation, the
+reference evaluator and the GLSL lowering all read it from here.
+
+Example::
+
+    >>> DataType.F32.numpy, DataType.F32.glsl, DataType.F32.size
+    (dtype('float32'), 'float', 4)
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+class DataType(enum.Enum):
+    """Element / value types (vyre-spec data_type.rs). Values are vyre's display names."""
+
+    U8 = "u8"
+    U16 = "u16"
+    U32 = "u32"
+    I8 = "i8"
+    I16 = "i16"
+    I32 = "i32"
+    I64 = "i64"
+    U64 = "u64"
+    Vec2U32 = "vec2<u32>"
+    Vec4U32 = "vec4<u32>"
+    Bool = "bool"
+    Bytes = "bytes"
+    F16 = "f16"
+    BF16 = "bf16"
+    F32 = "f32"
+    F64 = "f64"
+    Tensor = "tensor"
+
+    # Convenience accessors into DTYPES (the single source of truth).
+    @property
+    def info(self) -> "DTypeInfo":
+        return DTYPES[self]
+
+    @property
+    def numpy(self) -> np.dtype:
+        """NumPy dtype of one element as stored in a buffer (Bool is a u32 word)."""
+        return DTYPES[self].numpy
+
+    @property
+    def glsl(self) -> str | None:
+        """GLSL type of a *value* of this type (Bool values are `bool`)."""
+        return DTYPES[self].glsl
+
+    @property
+    def glsl_storage(self) -> str | None:
+        """GLSL element type inside a storage buffer (Bool is stored as `uint`)."""
+        return DTYPES[self].glsl_storage
+
+    @property
+    def size(self) -> int:
+        return DTYPES[self].size
+
+    @property
+    def zero(self) -> Any:
+        return DTYPES[self].zero
+
+    @property
+    def supported(self) -> bool:
+        """True if the Vulkan backend (and the reference) can handle this type today."""
+        return DTYPES[self].supported
+
+    @property
+    def wire_tag(self) -> int:
+        return DTYPES[self].wire_tag
+
+    @property
+    def is_float(self) -> bool:
+        return self in (DataType.F16, DataType.BF16, DataType.F32, DataType.F64)
+
+    def __repr__(self) -> str:  # short, readable in error messages and test ids
+        return f"DataType.{self.name}"
+
+
+@dataclass(frozen=True)
+class DTypeInfo:
+    """Facts about one DataType. `numpy`/`glsl` are None where no mapping exists."""
+
+    name: str
+    wire_tag: int
+    size: int
+    numpy: np.dtype | None
+    glsl: str | None
+    glsl_storage: str | None
+    zero: Any
+    supported: bool
+
+
+def _info(dt: DataType, tag: int, size: int, npdt: Any, glsl: str | None, storage: str | None,
+          zero: Any, supported: bool) -> DTypeInfo:
+    return DTypeInfo(dt.value, tag, size, None if npdt is None else np.dtype(npdt), glsl, storage,
+                     zero, supported)
+
+
+DT = DataType
+#: The DataType table: wire tag (vyre-spec), byte size (min_bytes), numpy dtype, GLSL, zero.
+DTYPES: dict[DataType, DTypeInfo] = {
+    DT.U32: _info(DT.U32, 0x01, 4, np.uint32, "uint", "uint", 0, True),
+    DT.I32: _info(DT.I32, 0x02, 4, np.int32, "int", "int", 0, True),
+    DT.F32: _info(DT.F32, 0x0B, 4, np.float32, "float", "float", 0.0, True),
+    # Bool: one 32-bit word per element in storage (0 = false, non-zero = true).
+    DT.Bool: _info(DT.Bool, 0x06, 4, np.uint32, "bool", "uint", False, True),
+    DT.U8: _info(DT.U8, 0x0E, 1, np.uint8, None, None, 0, False),
+    DT.U16: _info(DT.U16, 0x0F, 2, np.uint16, None, None, 0, False),
+    DT.I8: _info(DT.I8, 0x10, 1, np.int8, None, None, 0, False),
+    DT.I16: _info(DT.I16, 0x11, 2, np.int16, None, None, 0, False),
+    DT.I64: _info(DT.I64, 0x12, 8, np.int64, None, None, 0, False),
+    DT.U64: _info(DT.U64, 0x03, 8, np.uint64, None, None, 0, False),
+    DT.Vec2U32: _info(DT.Vec2U32, 0x04, 8, None, None, None, 0, False),
+    DT.Vec4U32: _info(DT.Vec4U32, 0x05, 16, None, None, None, 0, False),
+    DT.Bytes: _info(DT.Bytes, 0x07, 1, np.uint8, None, None, 0, False),
+    DT.F16: _info(DT.F16, 0x09, 2, np.float16, None, None, 0.0, False),
+    DT.BF16: _info(DT.BF16, 0x0A, 2, None, None, None, 0.0, False),
+    DT.F64: _info(DT.F64, 0x0C, 8, np.float64, None, None, 0.0, False),
+    DT.Tensor: _info(DT.Tensor, 0x0D, 0, None, None, None, 0, False),
+}
+del DT
+
+#: Types the Vulkan backend handles now.
+SUPPORTED_DTYPES: tuple[DataType, ...] = tuple(t for t, i in DTYPES.items() if i.supported)
+
+
+class BufferAccess(enum.Enum):
+    """How a program may touch a buffer (vyre-spec buffer_access.rs)."""
+
+    ReadOnly = "ReadOnly"
+    ReadWrite = "ReadWrite"
+    WriteOnly = "WriteOnly"
+    Uniform = "Uniform"
+    Workgroup = "Workgroup"
+
+    @property
+    def writable(self) -> bool:
+        return self in (BufferAccess.ReadWrite, BufferAccess.WriteOnly, BufferAccess.Workgroup)
+
+
+class MemoryOrdering(enum.Enum):
+    """Memory ordering of atomics and barriers (vyre runtime/memory_model.rs)."""
+
+    Relaxed = "Relaxed"
+    Acquire = "Acquire"
+    Release = "Release"
+    AcqRel = "AcqRel"
+    SeqCst = "SeqCst"
+    GridSync = "GridSync"
+
+
+#: Orderings an Atomic may carry (V042) and a Barrier may carry on Vulkan (V043 minus GridSync,
+#: which needs a grid-wide sync Vulkan compute does not have).
+ATOMIC_ORDERINGS = frozenset({MemoryOrdering.Relaxed, MemoryOrdering.Acquire, MemoryOrdering.Release,
+                              MemoryOrdering.AcqRel, MemoryOrdering.SeqCst})
+BARRIER_ORDERINGS = frozenset({MemoryOrdering.Acquire, MemoryOrdering.Release, MemoryOrdering.AcqRel,
+                               MemoryOrdering.SeqCst})

@@ -1,0 +1,1 @@
+from . import backward  # noqa: F401  (registers the nn ops)

@@ -1,0 +1,1 @@
+from . import mlp_backward  # noqa: F401
