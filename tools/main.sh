@@ -3,4 +3,4 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$ROOT/tools/bootstrap.sh"
-exec "${VYRE_VK_VENV:-$ROOT/.venv}/bin/vyre-vk" demo "$@"
+exec "${VYRE_VK_VENV:-$ROOT/.venv}/bin/vyre-vk" main "$@"

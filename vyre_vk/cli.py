@@ -1,16 +1,26 @@
 """The ``vyre-vk`` command line.
 
-    vyre-vk doctor        what is installed and which Vulkan devices work
-    vyre-vk demo          compile a GLSL kernel in-process, run it, check it against NumPy
+    vyre-vk main                 the seed op on the default device, checked against the reference
+    vyre-vk run OP [OP ...]|--all  registered ops' test vectors on reference and Vulkan: a table
+    vyre-vk emit OP|FILE.json    GLSL + SPIR-V (+ disassembly) for offline use
+    vyre-vk shaders [--check]    regenerate (or check) shaders/ for every registered op
+    vyre-vk doctor               what is installed and which Vulkan devices work
+    vyre-vk demo                 a hand-written GLSL kernel through pyshaderc and kp, vs NumPy
 """
 from __future__ import annotations
 
 import argparse
 import platform
+import re
+import shutil
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
+
+SEED_OP = "vyre-libs::nn::mlp_backward"
 
 
 def _doctor(args: argparse.Namespace) -> int:
@@ -101,9 +111,191 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _main_job(args: argparse.Namespace) -> int:
+    from vyre_vk import reference
+    from vyre_vk.ops import get
+    from vyre_vk.runtime import Device
+    from vyre_vk.testing.parity import compare
+    from vyre_vk.testing.vectors import check_op
+
+    entry = get(SEED_OP)
+    ok = True
+    with Device() as dev:
+        print(f"device     [{dev.index}] {dev.name}")
+        for case in check_op(entry, dev):
+            print(f"{SEED_OP} registered case {case.index}: grad_x = {case.outputs['grad_x'].tolist()}")
+            print(f"  reference vs expected: {'ok' if case.reference.ok else 'FAIL'}; "
+                  f"vulkan vs expected: {'ok' if case.vulkan.ok else 'FAIL'}")
+            ok &= case.ok
+        d, h = args.model_dim, args.hidden_dim
+        program = entry.build_with(model_dim=d, hidden_dim=h)
+        rng = np.random.default_rng(args.seed)
+        inputs = {"x": rng.standard_normal(d, dtype=np.float32),
+                  "w1": rng.standard_normal(d * h, dtype=np.float32) / np.float32(np.sqrt(d)),
+                  "b1": rng.standard_normal(h, dtype=np.float32),
+                  "w2": rng.standard_normal(h * d, dtype=np.float32) / np.float32(np.sqrt(h)),
+                  "grad_out": rng.standard_normal(d, dtype=np.float32)}
+        t0 = time.perf_counter()
+        kernel = dev.compile(program)
+        t1 = time.perf_counter()
+        got = kernel.run(inputs)
+        t2 = time.perf_counter()
+        report = compare(program, reference.run(program, inputs), got)
+        print(f"{SEED_OP} at {d}x{h}: compile {1e3 * (t1 - t0):.1f} ms, run {1e3 * (t2 - t1):.1f} ms, "
+              f"grad_x[:4] = {got['grad_x'][:4].tolist()}, worst {report.worst_ulps} ULP (window {report.ulp})")
+        ok &= report.ok
+    print("matches reference" if ok else "DOES NOT MATCH the reference")
+    return 0 if ok else 1
+
+
+def _run_ops(args: argparse.Namespace) -> int:
+    from vyre_vk.ops import all_ops, get
+    from vyre_vk.runtime import Device
+
+    entries = all_ops() if args.all else [get(i) for i in args.ops]
+    if not entries:
+        print("no ops given. Fix: name op ids, or pass --all", file=sys.stderr)
+        return 2
+    from vyre_vk.testing.vectors import check_op
+
+    failed = 0
+    with Device() as dev:
+        print(f"device: [{dev.index}] {dev.name}")
+        width = max(len(e.id) for e in entries)
+        print(f"{'op':{width}}  case  reference  vulkan  worst-ulp  window")
+        for entry in entries:
+            try:
+                cases = check_op(entry, dev)
+            except Exception as e:  # one broken op must not hide the others' results
+                print(f"{entry.id:{width}}  -     ERROR: {type(e).__name__}: {e}")
+                failed += 1
+                continue
+            for c in cases:
+                worst = max(c.reference.worst_ulps, c.vulkan.worst_ulps)
+                print(f"{entry.id:{width}}  {c.index:4}  {'pass' if c.reference.ok else 'FAIL':9}  "
+                      f"{'pass' if c.vulkan.ok else 'FAIL':6}  {worst:9}  {c.vulkan.ulp:6}")
+                for m in (*c.reference.mismatches, *c.vulkan.mismatches):
+                    print(f"    {m}")
+                failed += not c.ok
+    print(f"{'all passed' if not failed else f'{failed} failed'}")
+    return 1 if failed else 0
+
+
+def _file_stem(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "__", name).strip("_") or "program"
+
+
+def _load_program(spec: str, overrides: list[str]):
+    from vyre_vk.ir import Program
+    from vyre_vk.ops import get
+
+    if spec.endswith(".json") or Path(spec).is_file():
+        if overrides:
+            raise SystemExit("--arg applies to registered ops, not to program files")
+        return Program.from_json(Path(spec).read_text()), _file_stem(Path(spec).stem)
+    params = {}
+    for kv in overrides:
+        key, _, value = kv.partition("=")
+        if not value.lstrip("-").isdigit():
+            raise SystemExit(f"--arg {kv!r}: expected NAME=INTEGER")
+        params[key] = int(value)
+    return get(spec).build_with(**params), _file_stem(spec)
+
+
+def emit_program(program, stem: str, out_dir: Path, *, disasm: bool = False, validate: bool = False) -> list[Path]:
+    """Write ``stem.comp`` and ``stem.spv`` (and ``stem.spvasm``) for ``program``; return the paths."""
+    from vyre_vk import spirv
+    from vyre_vk.ir import validate as validate_program
+    from vyre_vk.lower import lower
+
+    validate_program(program)
+    lowered = lower(program)
+    words = spirv.compile_glsl(lowered.glsl, name=f"{stem}.comp", target_env=lowered.target_env)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = [out_dir / f"{stem}.comp", out_dir / f"{stem}.spv"]
+    paths[0].write_text(lowered.glsl)
+    paths[1].write_bytes(words)
+    tools_needed = (["spirv-dis"] if disasm else []) + (["spirv-val"] if validate else [])
+    for tool in tools_needed:
+        if shutil.which(tool) is None:
+            raise SystemExit(f"{tool} not found. Fix: apt-get install spirv-tools (tools/bootstrap.sh does).")
+    if disasm:
+        paths.append(out_dir / f"{stem}.spvasm")
+        subprocess.run(["spirv-dis", str(paths[1]), "-o", str(paths[2])], check=True)
+    if validate:
+        res = subprocess.run(["spirv-val", "--target-env", lowered.target_env, str(paths[1])], capture_output=True, text=True)
+        if res.returncode:
+            raise SystemExit(f"spirv-val rejected {paths[1]}:\n{res.stdout}{res.stderr}")
+    return paths
+
+
+def _emit(args: argparse.Namespace) -> int:
+    program, stem = _load_program(args.program, args.arg)
+    for path in emit_program(program, args.name or stem, Path(args.out), disasm=args.disasm,
+                             validate=args.validate):
+        print(path)
+    if args.validate:
+        print("spirv-val: ok")
+    return 0
+
+
+SHADERS_DIR = Path(__file__).resolve().parent.parent / "shaders"
+
+
+def _shaders(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from vyre_vk.ops import all_ops
+
+    target = Path(args.dir)
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = Path(tmp)
+        for entry in all_ops():
+            emit_program(entry.build(), _file_stem(entry.id), fresh, validate=True)
+        new = {p.name: p.read_bytes() for p in fresh.iterdir()}
+        old = {p.name: p.read_bytes() for p in target.glob("*") if p.suffix in (".comp", ".spv")} \
+            if target.is_dir() else {}
+        drift = sorted(n for n in set(new) | set(old) if new.get(n) != old.get(n))
+        if args.check:
+            for name in drift:
+                print(f"drift: {name} ({'missing' if name not in old else 'stale' if name in new else 'orphan'})")
+            print("shaders/ is up to date" if not drift else
+                  f"{len(drift)} file(s) differ. Fix: run `vyre-vk shaders` and commit shaders/.")
+            return 1 if drift else 0
+        target.mkdir(parents=True, exist_ok=True)
+        for name in drift:
+            if name in new:
+                (target / name).write_bytes(new[name])
+            else:
+                (target / name).unlink()
+        print(f"shaders/: {len(new)} files, {len(drift)} updated")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="vyre-vk", description="Run vyre IR programs on Vulkan.")
     sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("main", help="the seed op on the default device, checked against the reference")
+    p.add_argument("--model-dim", type=int, default=64)
+    p.add_argument("--hidden-dim", type=int, default=256)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(fn=_main_job)
+    p = sub.add_parser("run", help="run registered ops' test vectors on the reference and Vulkan")
+    p.add_argument("ops", nargs="*", help="op ids, e.g. vyre-libs::nn::mlp_backward")
+    p.add_argument("--all", action="store_true", help="every registered op")
+    p.set_defaults(fn=_run_ops)
+    p = sub.add_parser("emit", help="write GLSL and SPIR-V for a registered op or a program JSON file")
+    p.add_argument("program", help="op id (e.g. vyre-libs::nn::mlp_backward) or path to a program .json")
+    p.add_argument("--arg", action="append", default=[], metavar="NAME=N", help="builder parameter override")
+    p.add_argument("-o", "--out", default=".", help="output folder (default: .)")
+    p.add_argument("--name", help="file stem (default: from the op id or file name)")
+    p.add_argument("--disasm", action="store_true", help="also write the spirv-dis text (.spvasm)")
+    p.add_argument("--validate", action="store_true", help="run spirv-val on the module")
+    p.set_defaults(fn=_emit)
+    p = sub.add_parser("shaders", help="regenerate shaders/ for every registered op")
+    p.add_argument("--check", action="store_true", help="only report drift (exit 1 if any)")
+    p.add_argument("--dir", default=str(SHADERS_DIR))
+    p.set_defaults(fn=_shaders)
     sub.add_parser("doctor", help="report versions, devices and the loop probe").set_defaults(fn=_doctor)
     p = sub.add_parser("demo", help="GLSL saxpy through pyshaderc and kp, checked against NumPy")
     p.add_argument("-n", type=int, default=100_003)

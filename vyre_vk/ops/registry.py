@@ -8,8 +8,8 @@ Example::
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Optional
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Optional
 
 from ..ir.program import Program
 
@@ -24,6 +24,8 @@ class OpEntry:
     byte string per buffer in declaration order (logical or legacy form, as in vyre);
     `expected_output()` returns, per case, one byte string per result buffer. `ulp` is an
     explicit f32 tolerance (None: the program-derived default, 4 or 128 ULP).
+    `builder` and `params` (the registered builder arguments, e.g. model_dim=2) let tools
+    rebuild the op at another size: ``entry.build_with(model_dim=64)``.
     """
 
     id: str
@@ -32,6 +34,18 @@ class OpEntry:
     expected_output: Optional[Callable[[], Cases]] = None
     category: Optional[str] = None
     ulp: Optional[int] = None
+    builder: Optional[Callable[..., Program]] = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def build_with(self, **overrides: Any) -> Program:
+        """The program with some builder parameters changed (others as registered)."""
+        if not overrides:
+            return self.build()
+        unknown = sorted(set(overrides) - set(self.params))
+        if self.builder is None or unknown:
+            raise ValueError(f"op `{self.id}` takes no builder parameter(s) {unknown or sorted(overrides)}. "
+                             f"Fix: use one of {sorted(self.params)}.")
+        return self.builder(**{**self.params, **overrides})
 
 
 _REGISTRY: dict[str, OpEntry] = {}

@@ -89,9 +89,15 @@ def _expected() -> list[list[bytes]]:
     return [[bytes([0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x80, 0x40])]]  # [2.0, 4.0]
 
 
+def _build(model_dim: int = 2, hidden_dim: int = 2) -> Program:
+    return mlp_backward("x", "w1", "b1", "w2", "grad_out", "grad_x", model_dim, hidden_dim)
+
+
 ENTRY = register(OpEntry(
     id=OP_ID,
-    build=lambda: mlp_backward("x", "w1", "b1", "w2", "grad_out", "grad_x", 2, 2),
+    build=_build,
+    builder=_build,
+    params={"model_dim": 2, "hidden_dim": 2},
     test_inputs=_inputs,
     expected_output=_expected,
     category="nn",
