@@ -6,3 +6,9 @@ The pipeline: Program (vyre_vk.ir) -> validate -> optimise -> GLSL 450
 oracle for every result.
 """
 __version__ = "0.1.0"
+
+
+def run(program, inputs=None, **kwargs):
+    """Run ``program`` on the default Vulkan device: ``vyre_vk.run(p, {"a": a})["out"]``."""
+    from vyre_vk.runtime import run as _run
+    return _run(program, inputs, **kwargs)

@@ -1,9 +1,6 @@
 import pytest
 
-from vyre_vk.runtime import Device
 
-
-@pytest.fixture(scope="module")
-def device():
-    with Device() as dev:
-        yield dev
+@pytest.fixture
+def device(vk_device):
+    return vk_device

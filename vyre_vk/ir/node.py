@@ -218,6 +218,7 @@ NODE_KIND: dict[type, str] = {cls: name for name, cls in NODE_VARIANTS.items()}
 UNSUPPORTED_NODES = (IndirectDispatch, AsyncLoad, AsyncStore, AsyncWait, Resume)
 for _name, _cls in NODE_VARIANTS.items():
     setattr(Node, _name, _cls)
+setattr(Node, "return", Node.return_)  # vyre's name is a Python keyword; reachable via getattr
 del _name, _cls
 
 

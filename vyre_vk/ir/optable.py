@@ -204,6 +204,16 @@ def _sign(a, t):
     return canon(np.where(a > 0, one, np.where(a < 0, -one, np.where(np.isnan(a), a, np.float32(0)))))
 
 
+def _fmin(a, b):
+    # Rust f32::min ignores a NaN operand; on a tie (+0 vs -0) return the first operand,
+    # exactly like the GLSL helper vyre_fmin (NumPy's fmin returns the second one).
+    return np.where(np.isnan(a), b, np.where(np.isnan(b), a, np.where(b < a, b, a)))
+
+
+def _fmax(a, b):
+    return np.where(np.isnan(a), b, np.where(np.isnan(b), a, np.where(a < b, b, a)))
+
+
 def _f32(x):
     return np.asarray(x, np.float32)
 
@@ -451,11 +461,10 @@ BINOPS: dict[BinOp, BinOpInfo] = {i.op: i for i in [
        {"*": "vyre_and(vyre_truthy({a}), vyre_truthy({b}))"}),
     _b(BinOp.Or, (U32, BOOL), False, BOOL, lambda a, b, t: np.logical_or(_truthy(a), _truthy(b)),
        {"*": "vyre_or(vyre_truthy({a}), vyre_truthy({b}))"}),
-    # f32 min/max ignore a NaN operand (Rust f32::min/max == np.fmin/fmax); on a tie
-    # (+0 vs -0) both NumPy and GLSL return the first operand.
-    _b(BinOp.Min, _NUM, True, SAME, _arith(np.minimum, np.fmin),
+    # f32 min/max ignore a NaN operand (Rust f32::min/max); a +0/-0 tie returns the first operand.
+    _b(BinOp.Min, _NUM, True, SAME, _arith(np.minimum, _fmin),
        {"u32": "min({a}, {b})", "i32": "min({a}, {b})", "f32": "vyre_fmin({a}, {b})"}),
-    _b(BinOp.Max, _NUM, True, SAME, _arith(np.maximum, np.fmax),
+    _b(BinOp.Max, _NUM, True, SAME, _arith(np.maximum, _fmax),
        {"u32": "max({a}, {b})", "i32": "max({a}, {b})", "f32": "vyre_fmax({a}, {b})"}),
     _b(BinOp.AbsDiff, (U32,), True, SAME, _absdiff, {"u32": "vyre_absdiff({a}, {b})"}),
     _b(BinOp.SaturatingAdd, (U32,), True, SAME, _sat_add, {"u32": "vyre_sat_add({a}, {b})"}),

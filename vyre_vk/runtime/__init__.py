@@ -1,4 +1,41 @@
-"""Run compiled programs on a Vulkan device through Kompute."""
-from vyre_vk.runtime.device import Device, DeviceError, LoopProbe
+"""Run compiled programs on a Vulkan device through Kompute.
 
-__all__ = ["Device", "DeviceError", "LoopProbe"]
+Example:
+    >>> import vyre_vk
+    >>> out = vyre_vk.run(program, {"a": np.arange(4, dtype=np.uint32)})   # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import atexit
+import threading
+from typing import Optional, Sequence
+
+import numpy as np
+
+from vyre_vk.runtime.device import Device, DeviceError, LoopProbe, ProgramCompileError
+from vyre_vk.runtime.inputs import InputError, Inputs
+from vyre_vk.runtime.kernel import Kernel, LaunchError
+
+_default: Optional[Device] = None
+_default_lock = threading.Lock()
+
+
+def default_device() -> Device:
+    """The process-wide device (``$VYRE_VK_DEVICE`` or 0), opened on first use, closed at exit."""
+    global _default
+    with _default_lock:
+        if _default is None or _default.closed:
+            _default = Device()
+            atexit.register(_default.close)
+        return _default
+
+
+def run(program, inputs: Inputs = None, *, device: Optional[Device] = None,
+        grid: Optional[Sequence[int]] = None) -> dict[str, np.ndarray]:
+    """Compile (cached) and run ``program`` once; returns every result buffer by name."""
+    dev = device or default_device()
+    return dev.compile(program).run(inputs, grid=grid)
+
+
+__all__ = ["Device", "DeviceError", "LoopProbe", "ProgramCompileError", "InputError", "Kernel",
+           "LaunchError", "default_device", "run"]

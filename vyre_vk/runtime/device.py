@@ -8,13 +8,19 @@ Example:
 from __future__ import annotations
 
 import os
+import re
 import threading
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from vyre_vk import spirv
 from vyre_vk.runtime import kp_bridge
+
+if TYPE_CHECKING:
+    from vyre_vk.ir import Program
+    from vyre_vk.runtime.kernel import Kernel
 
 # One invocation counts a loop whose bound it reads from a buffer (so no compiler
 # can fold it), plus a nested loop whose total passes 65535: bookworm's Mesa 22.3
@@ -42,6 +48,14 @@ class DeviceError(RuntimeError):
     """The device cannot be opened, or failed a correctness probe."""
 
 
+class ProgramCompileError(spirv.ShaderCompileError):
+    """shaderc rejected the GLSL lowered from a valid program; ``node_path`` names the IR node."""
+
+    def __init__(self, err: spirv.ShaderCompileError, node_path: str | None) -> None:
+        self.node_path = node_path
+        super().__init__(err.log + (f"\n(at IR node {node_path})" if node_path else ""), err.source, err.name)
+
+
 @dataclass(frozen=True)
 class LoopProbe:
     """What the loop-count probe dispatch counted against what it should count."""
@@ -56,6 +70,11 @@ class LoopProbe:
         verdict = "passed" if self.passed else "FAILED (the driver truncates loops)"
         return (f"loop probe {verdict}: counted {self.flat:,} of {LOOP_PROBE_N:,} "
                 f"and {self.nested:,} of {LOOP_PROBE_OUTER * LOOP_PROBE_INNER:,} nested")
+
+
+def _op_name(program: "Program") -> str:
+    name = getattr(program, "entry_op_id", None) or "program"
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
 
 
 def default_index() -> int:
@@ -83,8 +102,9 @@ class Device:
         self._mgr = kp_bridge.manager(self.index)
         self.properties: dict = dict(self._mgr.get_device_properties())
         self.name: str = self.properties["device_name"]
-        self._lock = threading.RLock()
+        self.lock = threading.RLock()  # kp objects of one manager are not thread-safe
         self._closed = False
+        self._kernels: dict[str, "Kernel"] = {}
         self.probe = self.loop_probe()
         if not self.probe.passed and not allow_loop_limit:
             self.close()
@@ -104,7 +124,7 @@ class Device:
         """Dispatch the loop-count probe and report what it counted."""
         words = spirv.compile_glsl(_LOOP_PROBE_GLSL, name="vyre-vk-loop-probe.comp")
         bounds = np.array([LOOP_PROBE_N, LOOP_PROBE_OUTER, LOOP_PROBE_INNER], dtype=np.uint32)
-        with self._lock:
+        with self.lock:
             mgr = self.manager
             t_in = kp_bridge.tensor(mgr, bounds)
             t_out = kp_bridge.tensor(mgr, np.zeros(2, dtype=np.uint32))
@@ -119,11 +139,44 @@ class Device:
                 obj.destroy()
         return LoopProbe(int(counts[0]), int(counts[1]))
 
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def compile(self, program: "Program") -> "Kernel":
+        """Validate, lower and compile ``program`` for this device (cached by content hash).
+
+        >>> kernel = dev.compile(program)          # doctest: +SKIP
+        >>> out = kernel(a=np.arange(4, dtype=np.uint32))
+        """
+        from vyre_vk.ir import validate
+        from vyre_vk.lower import lower
+        from vyre_vk.runtime.kernel import Kernel
+
+        key = program.content_hash()
+        with self.lock:
+            kernel = self._kernels.get(key)
+            if kernel is not None:
+                return kernel
+        validate(program)
+        lowered = lower(program)
+        try:
+            words = spirv.compile_glsl(lowered.glsl, name=f"{_op_name(program)}.comp",
+                                       target_env=lowered.target_env)
+        except spirv.ShaderCompileError as e:
+            m = re.search(r":(\d+): error", e.log)
+            raise ProgramCompileError(e, lowered.line_map.get(int(m.group(1))) if m else None) from None
+        with self.lock:
+            kernel = self._kernels.setdefault(key, Kernel(self, program, lowered, words))
+        return kernel
+
     def close(self) -> None:
         """Free every Vulkan object made on this device. Idempotent."""
-        if not self._closed:
-            self._closed = True
-            self._mgr.destroy()
+        with self.lock:
+            if not self._closed:
+                self._closed = True
+                self._kernels.clear()
+                self._mgr.destroy()
 
     def __enter__(self) -> "Device":
         return self

@@ -1,0 +1,117 @@
+"""Checking user arrays against a program's buffers, before anything is uploaded.
+
+Strict on purpose: a float64 array bound to an F32 buffer, or an int64 array to a
+U32 buffer, is an error rather than a silent conversion (the reference would wrap
+or round it, and the user would never know). Lists and scalars are converted only
+when the conversion is lossless.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence, Union
+
+import numpy as np
+
+from vyre_vk.ir import BufferDecl, DataType
+
+Inputs = Union[Mapping[str, Any], Sequence[Any], None]
+
+
+class InputError(ValueError):
+    """An input array does not fit the buffer it is bound to (or names no buffer)."""
+
+    def __init__(self, buffer: str | None, message: str, fix: str) -> None:
+        self.buffer = buffer
+        self.fix = fix
+        where = f"buffer `{buffer}`: " if buffer else ""
+        super().__init__(f"{where}{message}. Fix: {fix}.")
+
+
+def describe(decl: BufferDecl) -> str:
+    size = f"{decl.count}" if decl.count else "n >= 1"
+    return f"{decl.element.value}[{size}] ({np.dtype(decl.element.numpy).name})"
+
+
+def _coerce(decl: BufferDecl, value: Any) -> np.ndarray:
+    storage = np.dtype(decl.element.numpy)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        raw = bytes(value)
+        if len(raw) % storage.itemsize:
+            raise InputError(decl.name, f"{len(raw)} bytes is not a whole number of "
+                             f"{storage.itemsize}-byte elements", f"pass {describe(decl)} as little-endian bytes")
+        return np.frombuffer(raw, dtype=storage.newbyteorder("<")).astype(storage)
+    if isinstance(value, np.ndarray):
+        arr = value
+        if decl.element is DataType.Bool and arr.dtype == np.bool_:
+            return arr.reshape(-1).astype(storage)
+        if arr.dtype != storage:
+            raise InputError(decl.name, f"expected dtype {storage.name}, got {arr.dtype.name}",
+                             f"pass a numpy array of {describe(decl)}, e.g. x.astype(np.{storage.name}) "
+                             "if that conversion is what you mean")
+        return arr.reshape(-1)
+    try:
+        arr = np.asarray(value)
+        conv = arr.astype(storage)
+        lossless = arr.size == 0 or bool(np.all(conv.astype(arr.dtype) == arr)) or (
+            arr.dtype.kind == "f" and bool(np.all(np.isnan(arr) == np.isnan(conv))))
+    except (TypeError, ValueError, OverflowError) as e:
+        raise InputError(decl.name, f"cannot read {type(value).__name__} as {storage.name} ({e})",
+                         f"pass a numpy array of {describe(decl)}") from None
+    if arr.dtype.kind not in "biuf" or not lossless:
+        raise InputError(decl.name, f"values {value!r:.60} do not convert exactly to {storage.name}",
+                         f"pass a numpy array of {describe(decl)}")
+    return conv.reshape(-1)
+
+
+def bind(buffers: Sequence[BufferDecl], inputs: Inputs) -> dict[str, np.ndarray]:
+    """Map every bound (non-workgroup) buffer to a contiguous array of its storage dtype.
+
+    Buffers the backend allocates (``BufferDecl.output``) are zero-filled; every other
+    buffer must be given. ``inputs`` is a dict by name, or a sequence in declaration
+    order of the logical inputs (or, as vyre's vectors do, of every bound buffer).
+    """
+    bound = [b for b in buffers if not b.is_workgroup]
+    logical = [b for b in bound if b.is_input]
+    if inputs is None:
+        inputs = {}
+    if isinstance(inputs, Mapping):
+        known = {b.name: b for b in bound}
+        for name in inputs:
+            if name not in known:
+                raise InputError(name, "the program has no such buffer",
+                                 f"use one of {[b.name for b in logical]}")
+            if not known[name].is_input:
+                raise InputError(name, "is an output the runtime allocates and zero-fills",
+                                 "leave it out of the inputs")
+        missing = [b for b in logical if b.name not in inputs]
+        if missing:
+            b = missing[0]
+            raise InputError(b.name, f"no input given (expected {describe(b)})",
+                             f"pass every input buffer: {[x.name for x in logical]}")
+        values = dict(inputs)
+    else:
+        seq = list(inputs)
+        if len(seq) == len(logical):
+            values = {b.name: v for b, v in zip(logical, seq)}
+        elif len(seq) == len(bound):
+            values = {b.name: v for b, v in zip(bound, seq) if b.is_input}
+        else:
+            raise InputError(None, f"got {len(seq)} inputs, the program takes {len(logical)} "
+                             f"({[b.name for b in logical]})", "pass one array per input buffer, in order")
+
+    arrays: dict[str, np.ndarray] = {}
+    for b in bound:
+        if not b.is_input:
+            if b.count < 1:
+                raise InputError(b.name, "is an output with count 0, so its size is unknown",
+                                 "declare it with .with_count(n)")
+            arrays[b.name] = np.zeros(b.count, dtype=b.element.numpy)
+            continue
+        arr = _coerce(b, values[b.name])
+        if arr.size == 0:
+            raise InputError(b.name, "is empty; Vulkan buffers hold at least one element",
+                             f"pass {describe(b)}")
+        if b.count and arr.size < b.count:
+            raise InputError(b.name, f"has {arr.size} elements, the program declares {b.count}",
+                             f"pass {describe(b)}")
+        arrays[b.name] = np.ascontiguousarray(arr)
+    return arrays

@@ -1,0 +1,1 @@
+"""Test helpers: hypothesis strategies for valid programs (reused by fuzzing)."""
