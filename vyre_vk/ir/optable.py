@@ -408,8 +408,11 @@ def _b(op, types, match, result, fn, glsl, **kw) -> BinOpInfo:
 
 _NUM = (U32, I32, F32)
 _INT = (U32, I32)
+# f32 arithmetic goes through `precise` helpers: one IEEE op, never contracted into an fma
+# with a neighbour (the reference rounds a*b and +c separately), then canonicalised.
+_F32_ARITH = {"+": "vyre_fadd", "-": "vyre_fsub", "*": "vyre_fmul", "/": "vyre_fdiv"}
 _ARITH_GLSL = lambda sym: {"u32": f"({{a}} {sym} {{b}})", "i32": f"({{a}} {sym} {{b}})",  # noqa: E731
-                           "f32": f"vyre_canon({{a}} {sym} {{b}})"}
+                           "f32": f"{_F32_ARITH[sym]}({{a}}, {{b}})"}
 _CMP_GLSL = lambda sym: {k: f"({{a}} {sym} {{b}})" for k in ("u32", "i32", "f32", "bool")}  # noqa: E731
 
 
@@ -428,7 +431,7 @@ BINOPS: dict[BinOp, BinOpInfo] = {i.op: i for i in [
     _b(BinOp.Mul, _NUM, True, SAME, _arith(np.multiply, np.multiply), _ARITH_GLSL("*")),
     _b(BinOp.Div, _NUM, True, SAME,
        lambda a, b, t: _div_u32(a, b, t) if t is U32 else _div_i32(a, b, t) if t is I32 else canon(a / b),
-       {"u32": "vyre_div_u32({a}, {b})", "i32": "vyre_div_i32({a}, {b})", "f32": "vyre_canon({a} / {b})"},
+       {"u32": "vyre_div_u32({a}, {b})", "i32": "vyre_div_i32({a}, {b})", "f32": "vyre_fdiv({a}, {b})"},
        error=_i32_div_error, error_message=_I32_ERR, static_zero_divisor=True),
     _b(BinOp.Mod, _INT, True, SAME,
        lambda a, b, t: _mod_u32(a, b, t) if t is U32 else _mod_i32(a, b, t),
@@ -447,7 +450,8 @@ BINOPS: dict[BinOp, BinOpInfo] = {i.op: i for i in [
     _b(BinOp.RotateLeft, (U32,), True, SAME, _rotl, {"u32": "vyre_rotl({a}, {b})"}),
     _b(BinOp.RotateRight, (U32,), True, SAME, _rotr, {"u32": "vyre_rotr({a}, {b})"}),
     _b(BinOp.Eq, (U32, I32, F32, BOOL), True, BOOL, lambda a, b, t: np.equal(a, b), _CMP_GLSL("==")),
-    _b(BinOp.Ne, (U32, I32, F32, BOOL), True, BOOL, lambda a, b, t: np.not_equal(a, b), _CMP_GLSL("!=")),
+    _b(BinOp.Ne, (U32, I32, F32, BOOL), True, BOOL, lambda a, b, t: np.not_equal(a, b),
+       {**_CMP_GLSL("!="), "f32": "(!({a} == {b}))"}),  # NaN != x is true: never rely on FOrd/FUnord choice
     _b(BinOp.Lt, _NUM, True, BOOL, lambda a, b, t: np.less(a, b), _CMP_GLSL("<")),
     _b(BinOp.Gt, _NUM, True, BOOL, lambda a, b, t: np.greater(a, b), _CMP_GLSL(">")),
     _b(BinOp.Le, _NUM, True, BOOL, lambda a, b, t: np.less_equal(a, b), _CMP_GLSL("<=")),
@@ -502,14 +506,14 @@ UNOPS: dict[UnOp, UnOpInfo] = {i.op: i for i in [
     _u(UnOp.Trunc, (F32,), SAME, lambda a, t: canon(np.trunc(a)), {"f32": "trunc({a})"}),
     _u(UnOp.Round, (F32,), SAME, _round_away, {"f32": "vyre_round({a})"}),  # ties away from zero
     _u(UnOp.Sign, (F32,), SAME, _sign, {"f32": "vyre_sign({a})"}),  # sign(+-0) = +0, NaN -> NaN
-    _u(UnOp.IsNan, (F32,), BOOL, lambda a, t: np.isnan(a), {"f32": "isnan({a})"}),
-    _u(UnOp.IsInf, (F32,), BOOL, lambda a, t: np.isinf(a), {"f32": "isinf({a})"}),
+    _u(UnOp.IsNan, (F32,), BOOL, lambda a, t: np.isnan(a), {"f32": "vyre_isnan({a})"}),
+    _u(UnOp.IsInf, (F32,), BOOL, lambda a, t: np.isinf(a), {"f32": "vyre_isinf({a})"}),
     _u(UnOp.IsFinite, (F32,), BOOL, lambda a, t: np.isfinite(a), {"f32": "vyre_isfinite({a})"}),
     # sqrt is correctly rounded in float32 (IEEE); inverse sqrt is 1/sqrt with two roundings.
     _u(UnOp.Sqrt, (F32,), SAME, lambda a, t: canon(np.sqrt(_f32(a))), {"f32": "vyre_canon(sqrt({a}))"}, True),
     _u(UnOp.InverseSqrt, (F32,), SAME, lambda a, t: canon(np.float32(1) / np.sqrt(_f32(a))),
-       {"f32": "vyre_canon(1.0 / sqrt({a}))"}, True),
-    _u(UnOp.Reciprocal, (F32,), SAME, lambda a, t: canon(np.float32(1) / _f32(a)), {"f32": "vyre_canon(1.0 / {a})"}),
+       {"f32": "vyre_rsqrt({a})"}, True),
+    _u(UnOp.Reciprocal, (F32,), SAME, lambda a, t: canon(np.float32(1) / _f32(a)), {"f32": "vyre_frcp({a})"}),
     _tr128(UnOp.Sin, np.sin, "sin", True),
     _tr128(UnOp.Cos, np.cos, "cos", True),
     _tr128(UnOp.Tan, np.tan, "tan", False),
@@ -591,15 +595,45 @@ CASTS: dict[tuple[DataType, DataType], CastInfo] = {(c.src, c.dst): c for c in [
 ]}
 
 
+#: GLSL templates of the two non-operator expressions whose semantics need care: Select
+#: evaluates both arms (a function call evaluates every argument; `?:` would not), and
+#: Fma is one fused rounding.
+EXPR_GLSL: dict[str, str] = {
+    "Select": "vyre_select({c}, {t}, {f})",
+    "Fma": "vyre_fma({a}, {b}, {c})",
+}
+
 #: GLSL source of every helper the templates above name. The lowering emits the ones a
-#: shader uses. `vyre_trap(code)` must be provided by the lowering (it records a trap in a
-#: flag buffer so the runtime can raise, as the reference does).
+#: shader uses (and, transitively, the helpers those call). `vyre_trap(code)` is provided by
+#: the lowering: it records a trap in a flag buffer so the runtime can raise, as the
+#: reference does.
+#:
+#: Float classification is done on the bit pattern, never with isnan()/abs() compares: a
+#: driver may flush subnormals in compares or assume no NaNs, and the canonical form is a
+#: bit-level contract (NaN -> 0x7FC00000, subnormal -> signed zero).
 GLSL_HELPERS: dict[str, str] = {
+    "vyre_isnan": "bool vyre_isnan(float x) { uint b = floatBitsToUint(x); "
+                  "return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }",
+    "vyre_isinf": "bool vyre_isinf(float x) { return (floatBitsToUint(x) & 0x7FFFFFFFu) == 0x7F800000u; }",
+    "vyre_isfinite": "bool vyre_isfinite(float x) { return (floatBitsToUint(x) & 0x7F800000u) != 0x7F800000u; }",
     "vyre_canon": """float vyre_canon(float x) {
-    if (isnan(x)) return uintBitsToFloat(0x7FC00000u);
-    if (abs(x) < 1.17549435e-38 && x != 0.0) return (floatBitsToUint(x) >> 31) != 0u ? -0.0 : 0.0;
+    uint b = floatBitsToUint(x);
+    uint e = b & 0x7F800000u;
+    if (e == 0u) return uintBitsToFloat(b & 0x80000000u);
+    if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }""",
+    "vyre_fadd": "float vyre_fadd(float a, float b) { precise float r = a + b; return vyre_canon(r); }",
+    "vyre_fsub": "float vyre_fsub(float a, float b) { precise float r = a - b; return vyre_canon(r); }",
+    "vyre_fmul": "float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }",
+    "vyre_fdiv": "float vyre_fdiv(float a, float b) { precise float r = a / b; return vyre_canon(r); }",
+    "vyre_frcp": "float vyre_frcp(float a) { precise float r = 1.0 / a; return vyre_canon(r); }",
+    "vyre_rsqrt": """float vyre_rsqrt(float a) {
+    precise float s = sqrt(a); precise float r = 1.0 / s; return vyre_canon(r);
+}""",
+    "vyre_fma": "float vyre_fma(float a, float b, float c) { precise float r = fma(a, b, c); return vyre_canon(r); }",
+    "vyre_select": "\n".join(f"{t} vyre_select(bool c, {t} a, {t} b) {{ return c ? a : b; }}"
+                             for t in ("uint", "int", "float", "bool")),
     "vyre_div_u32": "uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }",
     "vyre_mod_u32": "uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }",
     "vyre_div_i32": """int vyre_div_i32(int a, int b) {
@@ -615,8 +649,8 @@ GLSL_HELPERS: dict[str, str] = {
     "vyre_truthy": "bool vyre_truthy(bool x) { return x; }\nbool vyre_truthy(uint x) { return x != 0u; }",
     "vyre_and": "bool vyre_and(bool a, bool b) { return a && b; }",
     "vyre_or": "bool vyre_or(bool a, bool b) { return a || b; }",
-    "vyre_fmin": "float vyre_fmin(float a, float b) { return isnan(a) ? b : (isnan(b) ? a : (b < a ? b : a)); }",
-    "vyre_fmax": "float vyre_fmax(float a, float b) { return isnan(a) ? b : (isnan(b) ? a : (a < b ? b : a)); }",
+    "vyre_fmin": "float vyre_fmin(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (b < a ? b : a)); }",
+    "vyre_fmax": "float vyre_fmax(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (a < b ? b : a)); }",
     "vyre_absdiff": "uint vyre_absdiff(uint a, uint b) { return a > b ? a - b : b - a; }",
     "vyre_sat_add": "uint vyre_sat_add(uint a, uint b) { uint s = a + b; return s < a ? 0xFFFFFFFFu : s; }",
     "vyre_sat_sub": "uint vyre_sat_sub(uint a, uint b) { return a < b ? 0u : a - b; }",
@@ -627,16 +661,22 @@ GLSL_HELPERS: dict[str, str] = {
     "vyre_clz": "uint vyre_clz(uint x) { return x == 0u ? 32u : uint(31 - findMSB(x)); }",
     "vyre_ctz": "uint vyre_ctz(uint x) { return x == 0u ? 32u : uint(findLSB(x)); }",
     "vyre_round": """float vyre_round(float x) {
-    float r = trunc(x); if (abs(x - r) >= 0.5) r += sign(x); return vyre_canon(r);
+    precise float r = trunc(x);
+    precise float d = abs(x - r);
+    if (d >= 0.5) r += sign(x);
+    return vyre_canon(r);
 }""",
-    "vyre_sign": "float vyre_sign(float x) { return isnan(x) ? x : (x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : 0.0)); }",
-    "vyre_isfinite": "bool vyre_isfinite(float x) { return !isnan(x) && !isinf(x); }",
-    "vyre_f32_truthy": "bool vyre_f32_truthy(float x) { return isnan(x) || x != 0.0; }",
+    "vyre_sign": "float vyre_sign(float x) { return vyre_isnan(x) ? x : (x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : 0.0)); }",
+    "vyre_f32_truthy": "bool vyre_f32_truthy(float x) { return vyre_isnan(x) || x != 0.0; }",
     "vyre_f32_to_u32": """uint vyre_f32_to_u32(float x) {
-    if (isnan(x) || x <= 0.0) return 0u; if (x >= 4294967296.0) return 0xFFFFFFFFu; return uint(x);
+    if (vyre_isnan(x) || x <= 0.0) return 0u;
+    if (x >= 4294967296.0) return 0xFFFFFFFFu;
+    return uint(x);
 }""",
     "vyre_f32_to_i32": """int vyre_f32_to_i32(float x) {
-    if (isnan(x)) return 0; if (x >= 2147483648.0) return 0x7FFFFFFF;
-    if (x <= -2147483648.0) return int(0x80000000u); return int(x);
+    if (vyre_isnan(x)) return 0;
+    if (x >= 2147483648.0) return 0x7FFFFFFF;
+    if (x <= -2147483648.0) return int(0x80000000u);
+    return int(x);
 }""",
 }

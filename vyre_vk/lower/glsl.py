@@ -1,0 +1,605 @@
+"""vyre IR Program -> GLSL 450 compute shader text.
+
+Table-driven: every operator, cast and helper is spelled once in
+:mod:`vyre_vk.ir.optable` (``BINOPS``/``UNOPS``/``CASTS``/``ATOMICS``/``EXPR_GLSL``/
+``GLSL_HELPERS``); this module only walks the tree, types each expression, fills the
+templates and lays out the shader. Decisions that keep GPU results identical to the
+reference (vyre_vk.reference):
+
+* Every buffer access goes through a small generated accessor (``vk_ld_<buf>``,
+  ``vk_st_<buf>``, ``vk_at_<op>_<buf>``) that checks the index against ``.length()`` (or
+  the workgroup count): out-of-bounds loads return zero, stores are dropped, atomics
+  return 0 and write nothing. Driver robustness is never relied on.
+* f32 values loaded from storage are canonicalised (NaN -> 0x7FC00000, subnormal ->
+  signed zero); every f32 op's helper canonicalises its result, so stored f32 are canonical.
+* Operands are evaluated left to right exactly once (templates use each operand once;
+  Select, And and Or are function calls, so both arms always run, like the reference).
+* Every IR statement list (If arms, Loop body, Block, Region) is a GLSL ``{}`` scope;
+  vyre's Regions are lexical scopes too (IR-SPEC 6.2), so a Region is braces plus a
+  comment naming its generator.
+* Workgroup memory is zeroed at kernel start (the reference zeroes it per workgroup).
+* Traps (``Trap`` nodes, i32 division by zero or MIN/-1) set a flag word in an extra
+  storage buffer at binding ``Lowered.trap_binding``; the runtime raises when it is set.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..ir import expr as E
+from ..ir import node as N
+from ..ir.expr import bits_f32
+from ..ir.optable import ATOMICS, BINOPS, CASTS, CANON_NAN_BITS, EXPR_GLSL, GLSL_HELPERS, UNOPS, SAME
+from ..ir.program import BufferDecl, Program
+from ..ir.types import BufferAccess, DataType
+from ..ir.validate import ValidationError, validate
+
+U32, I32, F32, BOOL = DataType.U32, DataType.I32, DataType.F32, DataType.Bool
+
+#: Words of the trap buffer: [flag (0 = no trap), code, gl_GlobalInvocationID.x, address].
+TRAP_WORDS = 4
+#: Trap code written by the i32 Div/Mod helpers (the table's `vyre_trap(1u)`).
+TRAP_CODE_DIVISION = 1
+_TRAP_DIVISION_MESSAGE = "i32 division or remainder by zero, or i32::MIN / -1"
+
+_INDENT = "    "
+
+
+class LoweringError(ValueError):
+    """A program cannot be lowered to GLSL. Attributes: path (IR node path), message.
+
+    ``str(err)`` is ``"<path>: <message> Fix: <fix>"``.
+    """
+
+    def __init__(self, path: str, message: str, fix: str):
+        self.path, self.message, self.fix = path, message, fix
+        super().__init__(f"{path}: {message} Fix: {fix}")
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """One lowered program.
+
+    `bindings` are the program's non-workgroup buffers in binding order (binding N of the
+    program is ``layout(std430, set = 0, binding = N)``). `trap_binding`, when not None, is
+    one more storage buffer of ``TRAP_WORDS`` u32 words (zero-initialised by the runtime)
+    whose word 0 becomes non-zero if an invocation trapped; `trap_codes` maps word 1 to a
+    message. `line_map` maps a GLSL line (1-based) to the IR node path it came from.
+    """
+
+    glsl: str
+    workgroup_size: tuple[int, int, int]
+    bindings: tuple[BufferDecl, ...]
+    line_map: dict[int, str]
+    features: frozenset[str]
+    target_env: str
+    trap_binding: Optional[int] = None
+    trap_codes: dict[int, str] = field(default_factory=dict)
+
+    def node_at_line(self, line: int) -> Optional[str]:
+        """IR node path of GLSL `line`, or of the nearest statement line above it."""
+        for ln in range(line, 0, -1):
+            if ln in self.line_map:
+                return self.line_map[ln]
+        return None
+
+
+# ----------------------------------------------------------------------------- names
+# GLSL 4.50 keywords, reserved words, types and the built-in functions a local name could
+# shadow. A program name in this set (or starting with gl_, vyre_ or vk_ -- our helpers'
+# and temporaries' prefixes -- or containing "__") is renamed.
+_GLSL_RESERVED = frozenset("""
+attribute const uniform varying buffer shared coherent volatile restrict readonly writeonly
+atomic_uint layout centroid flat smooth noperspective patch sample break continue do for while
+switch case default if else subroutine in out inout float double int void bool true false
+invariant precise discard return mat2 mat3 mat4 dmat2 dmat3 dmat4 mat2x2 mat2x3 mat2x4 dmat2x2
+dmat2x3 dmat2x4 mat3x2 mat3x3 mat3x4 dmat3x2 dmat3x3 dmat3x4 mat4x2 mat4x3 mat4x4 dmat4x2 dmat4x3
+dmat4x4 vec2 vec3 vec4 ivec2 ivec3 ivec4 bvec2 bvec3 bvec4 dvec2 dvec3 dvec4 uint uvec2 uvec3
+uvec4 lowp mediump highp precision sampler1D sampler2D sampler3D samplerCube sampler1DShadow
+sampler2DShadow samplerCubeShadow sampler1DArray sampler2DArray sampler1DArrayShadow
+sampler2DArrayShadow isampler1D isampler2D isampler3D isamplerCube isampler1DArray
+isampler2DArray usampler1D usampler2D usampler3D usamplerCube usampler1DArray usampler2DArray
+sampler2DRect sampler2DRectShadow isampler2DRect usampler2DRect samplerBuffer isamplerBuffer
+usamplerBuffer sampler2DMS isampler2DMS usampler2DMS sampler2DMSArray isampler2DMSArray
+usampler2DMSArray samplerCubeArray samplerCubeArrayShadow isamplerCubeArray usamplerCubeArray
+image1D iimage1D uimage1D image2D iimage2D uimage2D image3D iimage3D uimage3D image2DRect
+iimage2DRect uimage2DRect imageCube iimageCube uimageCube imageBuffer iimageBuffer uimageBuffer
+image1DArray iimage1DArray uimage1DArray image2DArray iimage2DArray uimage2DArray imageCubeArray
+iimageCubeArray uimageCubeArray image2DMS iimage2DMS uimage2DMS image2DMSArray iimage2DMSArray
+uimage2DMSArray struct common partition active asm class union enum typedef template this
+resource goto inline noinline public static extern external interface long short half fixed
+unsigned superp input output hvec2 hvec3 hvec4 fvec2 fvec3 fvec4 sampler3DRect filter sizeof
+cast namespace using main texture sampler samplerShadow subpassInput isubpassInput usubpassInput
+subpassInputMS isubpassInputMS usubpassInputMS demote devicecoherent queuefamilycoherent
+workgroupcoherent subgroupcoherent nonprivate
+radians degrees sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh pow exp log exp2 log2
+sqrt inversesqrt abs sign floor trunc round roundEven ceil fract mod modf min max clamp mix step
+smoothstep isnan isinf floatBitsToInt floatBitsToUint intBitsToFloat uintBitsToFloat fma frexp
+ldexp packUnorm2x16 packSnorm2x16 packUnorm4x8 packSnorm4x8 unpackUnorm2x16 unpackSnorm2x16
+unpackUnorm4x8 unpackSnorm4x8 packHalf2x16 unpackHalf2x16 packDouble2x32 unpackDouble2x32 length
+distance dot cross normalize faceforward reflect refract matrixCompMult outerProduct transpose
+determinant inverse lessThan lessThanEqual greaterThan greaterThanEqual equal notEqual any all
+not uaddCarry usubBorrow umulExtended imulExtended bitfieldExtract bitfieldInsert bitfieldReverse
+bitCount findLSB findMSB atomicAdd atomicMin atomicMax atomicAnd atomicOr atomicXor atomicExchange
+atomicCompSwap barrier memoryBarrier memoryBarrierAtomicCounter memoryBarrierBuffer
+memoryBarrierShared memoryBarrierImage groupMemoryBarrier
+""".split())
+_LEGAL = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_RESERVED_PREFIXES = ("gl_", "vyre_", "vk_", "v_")
+
+
+def _legal_as_is(name: str) -> bool:
+    return (bool(_LEGAL.match(name)) and "__" not in name and not name.endswith("_")
+            and name not in _GLSL_RESERVED and not name.startswith(_RESERVED_PREFIXES) and len(name) <= 64)
+
+
+def _mangle(name: str) -> str:
+    """`v_` + the name with every run of non-alphanumerics collapsed to one `_`."""
+    body = re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_")[:60]
+    return "v_" + (body or "x")
+
+
+def assign_names(names: list[str]) -> dict[str, str]:
+    """Injective, deterministic map of program names (buffers and variables) to GLSL names.
+
+    Legal names that touch nothing reserved keep their spelling; every other name becomes
+    ``v_<sanitised>`` plus ``_<n>`` on a clash, deciding clashes in sorted name order.
+
+    >>> assign_names(["input", "acc", "__forever__", "a-b", "a_b"])["input"]
+    'v_input'
+    """
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    uniq = sorted(set(names))
+    for n in uniq:
+        if _legal_as_is(n):
+            out[n] = n
+            taken.add(n)
+    for n in uniq:
+        if n in out:
+            continue
+        base = cand = _mangle(n)
+        k = 1
+        while cand in taken:
+            cand = f"{base}_{k}"
+            k += 1
+        out[n] = cand
+        taken.add(cand)
+    return out
+
+
+def _collect_names(program: Program) -> list[str]:
+    names = [b.name for b in program.buffers]
+    stack = list(program.entry)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (N.Let,)):
+            names.append(n.name)
+        elif isinstance(n, N.Loop):
+            names.append(n.var)
+        for _, body in N.node_bodies(n):
+            stack.extend(body)
+    return names
+
+
+# ----------------------------------------------------------------------------- literals
+def f32_literal(bits: int) -> str:
+    """GLSL spelling of the *canonical* f32 with these bits (as the reference canonicalises
+    literals): finite normals as round-trip decimals, the rest through uintBitsToFloat.
+
+    >>> f32_literal(0x3F800000), f32_literal(0xFF800000)
+    ('1.0', 'uintBitsToFloat(0xFF800000u)')
+    """
+    bits &= 0xFFFFFFFF
+    exp = bits & 0x7F800000
+    if exp == 0:
+        bits &= 0x80000000  # subnormal -> signed zero
+    elif exp == 0x7F800000 and bits & 0x007FFFFF:
+        bits = CANON_NAN_BITS
+    v = bits_f32(bits)
+    if bits == 0:
+        return "0.0"
+    if not math.isfinite(v) or bits == 0x80000000:
+        return f"uintBitsToFloat(0x{bits:08X}u)"
+    text = repr(v)  # shortest decimal that round-trips the (exact) double -> exact f32
+    if "e" not in text and "." not in text:
+        text += ".0"
+    return text if v > 0 else f"({text})"
+
+
+def _u32_literal(v: int) -> str:
+    return f"{v & 0xFFFFFFFF}u"
+
+
+def _i32_literal(v: int) -> str:
+    if v == -2**31:
+        return "int(0x80000000u)"  # 2147483648 is not an int literal
+    return str(v) if v >= 0 else f"({v})"
+
+
+_ZERO = {U32: "0u", I32: "0", F32: "0.0", BOOL: "false"}
+
+
+def _unwrap(code: str) -> str:
+    """Drop one pair of parentheses enclosing the whole of `code` (`if ((a < b))` reads badly)."""
+    if not (code.startswith("(") and code.endswith(")")):
+        return code
+    depth = 0
+    for i, ch in enumerate(code):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and i < len(code) - 1:
+            return code  # the first "(" closes early: "(a) + (b)"
+    return code[1:-1]
+
+
+def _tkey(t: DataType) -> str:
+    return t.value  # "u32", "i32", "f32", "bool": the keys of the table's glsl dicts
+
+
+def _fill(template: str, **ops: str) -> str:
+    return template.format(**ops)
+
+
+# ----------------------------------------------------------------------------- the lowerer
+class _Lowerer:
+    def __init__(self, program: Program):
+        self.p = program
+        self.decls = {b.name: b for b in program.buffers}
+        self.names = assign_names(_collect_names(program))
+        self.helpers: set[str] = set()
+        self.loads: set[str] = set()
+        self.stores: set[str] = set()
+        self.atomics: set[tuple[str, str]] = set()  # (op name, buffer)
+        self.features: set[str] = set()
+        self.trap_tags: dict[str, int] = {}
+        self.scopes: list[dict[str, DataType]] = []
+        self.lines: list[tuple[str, Optional[str]]] = []  # (text, IR path) of main's body
+        self.depth = 1
+        self.tmp = 0
+
+    # ---- output
+    def emit(self, text: str, path: Optional[str]) -> None:
+        self.lines.append((_INDENT * self.depth + text, path))
+
+    def var_type(self, name: str, path: str) -> DataType:
+        for s in reversed(self.scopes):
+            if name in s:
+                return s[name]
+        raise LoweringError(path, f"variable `{name}` is not in scope.", "validate the program before lowering it.")
+
+    def use(self, template: str) -> None:
+        """Record the table helpers a filled template calls."""
+        for m in re.findall(r"\bvyre_\w+", template):
+            if m in GLSL_HELPERS:
+                self.helpers.add(m)
+
+    # ---- expressions: return (GLSL code, value type)
+    def expr(self, e: E.Expr, path: str) -> tuple[str, DataType]:
+        t = type(e)
+        if t is E.LitU32:
+            return _u32_literal(e.value), U32
+        if t is E.LitI32:
+            return _i32_literal(e.value), I32
+        if t is E.LitF32:
+            return f32_literal(e.bits), F32
+        if t is E.LitBool:
+            return ("true" if e.value else "false"), BOOL
+        if t is E.Var:
+            return self.names[e.name], self.var_type(e.name, path)
+        if t is E.Load:
+            d = self.buffer(e.buffer, path)
+            idx, _ = self.expr(e.index, path + ".index")
+            self.loads.add(d.name)
+            return f"vk_ld_{self.names[d.name]}({idx})", d.element
+        if t is E.BufLen:
+            d = self.buffer(e.buffer, path)
+            if d.is_workgroup:
+                return _u32_literal(d.count), U32
+            return f"uint({self.names[d.name]}.length())", U32
+        if t is E.InvocationId:
+            return f"gl_GlobalInvocationID.{'xyz'[e.axis]}", U32
+        if t is E.WorkgroupId:
+            return f"gl_WorkGroupID.{'xyz'[e.axis]}", U32
+        if t is E.LocalId:
+            return f"gl_LocalInvocationID.{'xyz'[e.axis]}", U32
+        if t is E.BinOpExpr:
+            info = BINOPS[e.op]
+            a, ta = self.expr(e.left, path + ".left")
+            b, _ = self.expr(e.right, path + ".right")
+            tpl = self.template(info.glsl, ta, f"binary op {info.name}", path)
+            return _fill(tpl, a=a, b=b), info.result_type(ta)
+        if t is E.UnOpExpr:
+            info = UNOPS[e.op]
+            a, ta = self.expr(e.operand, path + ".operand")
+            tpl = self.template(info.glsl, ta, f"unary op {info.name}", path)
+            return _fill(tpl, a=a), info.result_type(ta)
+        if t is E.Select:
+            c = self.cond(e.cond, path + ".cond")
+            a, ta = self.expr(e.true_val, path + ".true_val")
+            b, _ = self.expr(e.false_val, path + ".false_val")
+            self.use(EXPR_GLSL["Select"])
+            return _fill(EXPR_GLSL["Select"], c=c, t=a, f=b), ta
+        if t is E.Cast:
+            v, tv = self.expr(e.value, path + ".value")
+            info = CASTS.get((tv, e.target))
+            if info is None:
+                raise LoweringError(path, f"no cast from {tv.value} to {e.target.value}.",
+                                    "cast through u32 (see vyre_vk.ir.optable.CASTS).")
+            self.use(info.glsl)
+            return _fill(info.glsl, a=v), e.target
+        if t is E.Fma:
+            a, _ = self.expr(e.a, path + ".a")
+            b, _ = self.expr(e.b, path + ".b")
+            c, _ = self.expr(e.c, path + ".c")
+            self.use(EXPR_GLSL["Fma"])
+            return _fill(EXPR_GLSL["Fma"], a=a, b=b, c=c), F32
+        if t is E.Atomic:
+            info = ATOMICS[e.op]
+            if not info.supported:
+                raise LoweringError(path, f"atomic {info.name} is not supported by the Vulkan backend.",
+                                    "use CompareExchange or a fetch-and-op from the AtomicOp table.")
+            d = self.buffer(e.buffer, path)
+            args = [self.expr(e.index, path + ".index")[0]]
+            if e.expected is not None:
+                args.append(self.expr(e.expected, path + ".expected")[0])
+            args.append(self.expr(e.value, path + ".value")[0])
+            self.atomics.add((info.name, d.name))
+            self.features.add("atomics")
+            return f"vk_at_{info.name.lower()}_{self.names[d.name]}({', '.join(args)})", U32
+        kind = E.EXPR_KIND.get(t, t.__name__)
+        raise LoweringError(path, f"expression kind {kind} is not supported by the Vulkan backend yet.",
+                            "inline called ops and use workgroup memory plus barriers instead of subgroup ops.")
+
+    def template(self, table: dict[str, str], t: DataType, what: str, path: str) -> str:
+        tpl = table.get(_tkey(t), table.get("*"))
+        if tpl is None:
+            raise LoweringError(path, f"{what} has no GLSL form for {t.value} operands.",
+                                "validate the program (the operator table lists the accepted types).")
+        self.use(tpl)
+        return tpl
+
+    def cond(self, e: E.Expr, path: str) -> str:
+        """A condition by truthiness (non-zero is true), as the table's cast to bool."""
+        c, t = self.expr(e, path)
+        if t is BOOL:
+            return c
+        tpl = CASTS[(t, BOOL)].glsl
+        self.use(tpl)
+        return _fill(tpl, a=c)
+
+    def buffer(self, name: str, path: str) -> BufferDecl:
+        d = self.decls.get(name)
+        if d is None:
+            raise LoweringError(path, f"unknown buffer `{name}`.", "declare it in the program's buffers.")
+        return d
+
+    def to_storage(self, code: str, t: DataType, elem: DataType) -> str:
+        """Convert a value to a buffer's storage word type (validator-checked pairs only)."""
+        st = elem.glsl_storage
+        if t.glsl_storage == st and t is not BOOL:
+            return code
+        return f"{st}({code})"  # bool -> 0/1, i32 <-> u32 bit reinterpretation
+
+    # ---- statements
+    def block(self, nodes: tuple, path: str, header: str, hpath: Optional[str], bind: Optional[dict] = None) -> None:
+        self.emit(header, hpath)
+        self.depth += 1
+        self.scopes.append(dict(bind or {}))
+        for i, n in enumerate(nodes):
+            self.stmt(n, f"{path}[{i}]")
+        self.scopes.pop()
+        self.depth -= 1
+
+    def stmt(self, n: N.Node, path: str) -> None:
+        t = type(n)
+        if t is N.Let:
+            v, vt = self.expr(n.value, path + ".value")
+            self.emit(f"{vt.glsl} {self.names[n.name]} = {v};", path)
+            self.scopes[-1][n.name] = vt
+        elif t is N.Assign:
+            v, _ = self.expr(n.value, path + ".value")
+            self.emit(f"{self.names[n.name]} = {v};", path)
+        elif t is N.Store:
+            d = self.buffer(n.buffer, path)
+            idx, _ = self.expr(n.index, path + ".index")
+            v, vt = self.expr(n.value, path + ".value")
+            self.stores.add(d.name)
+            self.emit(f"vk_st_{self.names[d.name]}({idx}, {self.to_storage(v, vt, d.element)});", path)
+        elif t is N.If:
+            c = _unwrap(self.cond(n.cond, path + ".cond"))
+            self.block(n.then, path + ".if.then", f"if ({c}) {{", path)
+            if n.otherwise:
+                self.block(n.otherwise, path + ".if.else", "} else {", path)
+            self.emit("}", path)
+        elif t is N.Loop:
+            lo, _ = self.expr(n.from_, path + ".from")
+            hi, _ = self.expr(n.to, path + ".to")
+            self.tmp += 1
+            end, var = f"vk_end{self.tmp}", self.names[n.var]
+            # Both bounds evaluated once, `from` first; var < end keeps var++ from wrapping.
+            self.block(n.body, f"{path}.loop({n.var}).body",
+                       f"for (uint {var} = {lo}, {end} = {hi}; {var} < {end}; {var}++) {{", path, {n.var: U32})
+            self.emit("}", path)
+        elif t is N.Block:
+            self.block(n.body, path + ".block.body", "{", path)
+            self.emit("}", path)
+        elif t is N.Region:
+            gen = re.sub(r"[^\x20-\x7E]|\*/|\\", "?", str(n.generator))  # keep the comment one clean line
+            self.block(n.body, path + ".region.body", f"{{  // region {gen}", path)
+            self.emit("}", path)
+        elif t is N.Barrier:
+            self.features.add("barrier")
+            wg = any(b.is_workgroup for b in self.p.buffers)
+            fences = ("memoryBarrierShared(); " if wg else "") + "memoryBarrierBuffer(); "
+            self.emit(f"{fences}barrier();", path)
+        elif t is N.Return:
+            self.emit("return;", path)
+        elif t is N.Trap:
+            a, at = self.expr(n.address, path + ".address")
+            word = {U32: a, I32: f"uint({a})", BOOL: f"uint({a})", F32: f"floatBitsToUint({a})"}[at]
+            code = self.trap_tags.setdefault(str(n.tag), TRAP_CODE_DIVISION + 1 + len(self.trap_tags))
+            self.features.add("trap")
+            self.emit(f"vk_trap_at({code}u, {word});", path)
+            self.emit("return;", path)
+        else:
+            raise LoweringError(path, f"node kind {type(n).__name__} is not supported by the Vulkan backend yet.",
+                                "express it with loads, stores and loops.")
+
+    # ---- assembly
+    def helper_order(self) -> list[str]:
+        """Used helpers plus their dependencies, each after what it calls (table order)."""
+        order: list[str] = []
+        seen: set[str] = set()
+
+        def visit(h: str) -> None:
+            if h in seen:
+                return
+            seen.add(h)
+            for dep in re.findall(r"\bvyre_\w+", GLSL_HELPERS[h]):
+                if dep in GLSL_HELPERS and dep != h:
+                    visit(dep)
+            order.append(h)
+
+        for h in GLSL_HELPERS:  # table order: deterministic
+            if h in self.helpers:
+                visit(h)
+        return order
+
+    def run(self) -> Lowered:
+        p = self.p
+        self.scopes.append({})
+        for i, n in enumerate(p.entry):
+            self.stmt(n, f"entry[{i}]")
+        accessors = self.accessors()  # may add helpers (vyre_canon), so before helper_order
+        helpers = self.helper_order()
+        needs_trap = "trap" in self.features or any("vyre_trap" in GLSL_HELPERS[h] for h in helpers)
+        storage = sorted((b for b in p.buffers if not b.is_workgroup), key=lambda b: b.binding)
+        workgroup = [b for b in p.buffers if b.is_workgroup]
+        trap_binding = (max((b.binding for b in storage), default=-1) + 1) if needs_trap else None
+        if needs_trap:
+            self.features.add("trap")
+        if workgroup:
+            self.features.add("workgroup_memory")
+        barrier = "barrier" in self.features
+
+        out: list[tuple[str, Optional[str]]] = []
+        add = lambda text, path=None: out.append((text, path))  # noqa: E731
+        op_id = p.entry_op_id or next((n.generator for n in p.entry if isinstance(n, N.Region)), "?")
+        op_id = re.sub(r"[^\x20-\x7E]", "?", str(op_id))
+        sx, sy, sz = p.workgroup_size
+        add("#version 450")
+        add(f"// vyre op: {op_id}")
+        add(f"// program content hash: {p.content_hash()}")
+        add("// generated by vyre_vk.lower from vyre IR; do not edit")
+        add(f"layout(local_size_x = {sx}, local_size_y = {sy}, local_size_z = {sz}) in;")
+        add("")
+        for b in storage:
+            name = self.names[b.name]
+            quals = []
+            if b.access in (BufferAccess.ReadOnly, BufferAccess.Uniform):
+                quals.append("readonly")
+            elif barrier:
+                quals.append("coherent")  # writes must be visible to the workgroup after a barrier
+            q = " ".join(quals) + (" " if quals else "")
+            add(f"layout(std430, set = 0, binding = {b.binding}) {q}buffer vk_buf_{name} "
+                f"{{ {b.element.glsl_storage} {name}[]; }};  // {b.element.value}, {b.access.value}")
+        for b in workgroup:
+            add(f"shared {b.element.glsl_storage} {self.names[b.name]}[{b.count}];  // {b.element.value}, workgroup")
+        if needs_trap:
+            add(f"layout(std430, set = 0, binding = {trap_binding}) buffer vk_buf_trap {{ uint vk_trap[]; }};")
+            add("")
+            add("// Record the first trap (flag, code, invocation, address); the runtime raises on it.")
+            add("void vk_trap_at(uint code, uint address) {")
+            add("    if (atomicCompSwap(vk_trap[0], 0u, 1u) == 0u) {")
+            add("        vk_trap[1] = code;")
+            add("        vk_trap[2] = gl_GlobalInvocationID.x;")
+            add("        vk_trap[3] = address;")
+            add("    }")
+            add("}")
+            add("void vyre_trap(uint code) { vk_trap_at(code, 0u); }")
+        if helpers:
+            add("")
+            for h in helpers:
+                for line in GLSL_HELPERS[h].split("\n"):
+                    add(line)
+        if accessors:
+            add("")
+            for line in accessors:
+                add(line)
+        add("")
+        add("void main() {")
+        if workgroup:
+            lanes = sx * sy * sz
+            for b in workgroup:
+                name = self.names[b.name]
+                zero = {"uint": "0u", "int": "0", "float": "0.0"}[b.element.glsl_storage]
+                add(f"    for (uint vk_z = gl_LocalInvocationIndex; vk_z < {b.count}u; vk_z += {lanes}u) "
+                    f"{{ {name}[vk_z] = {zero}; }}")
+            add("    barrier();  // workgroup memory starts zeroed, as in the reference")
+        out.extend(self.lines)
+        add("}")
+        text = "\n".join(line for line, _ in out) + "\n"
+        line_map = {i + 1: path for i, (_, path) in enumerate(out) if path is not None}
+        codes = {TRAP_CODE_DIVISION: _TRAP_DIVISION_MESSAGE} if needs_trap else {}
+        codes.update({c: f"Trap node, tag {tag!r}" for tag, c in self.trap_tags.items()})
+        return Lowered(glsl=text, workgroup_size=(sx, sy, sz), bindings=tuple(storage), line_map=line_map,
+                       features=frozenset(self.features), target_env="vulkan1.0",
+                       trap_binding=trap_binding, trap_codes=codes)
+
+    def accessors(self) -> list[str]:
+        """Bounds-checked load/store/atomic functions for the buffers the program touches."""
+        lines: list[str] = []
+        for b in self.p.buffers:  # declaration order: deterministic
+            name = self.names[b.name]
+            st, el = b.element.glsl_storage, b.element
+            length = f"{b.count}u" if b.is_workgroup else f"uint({name}.length())"
+            if b.name in self.loads:
+                raw = f"{name}[i]"
+                if el is BOOL:
+                    val = f"{raw} != 0u"
+                elif el is F32 and not b.is_workgroup:
+                    val = f"vyre_canon({raw})"  # storage may hold NaN payloads or subnormals from the host
+                    self.helpers.add("vyre_canon")
+                else:
+                    val = raw
+                lines.append(f"{el.glsl} vk_ld_{name}(uint i) {{ return i < {length} ? {val} : {_ZERO[el]}; }}")
+            if b.name in self.stores:
+                val = "vyre_canon(v)" if el is F32 else "v"
+                lines.append(f"void vk_st_{name}(uint i, {st} v) {{ if (i < {length}) {name}[i] = {val}; }}")
+            for op, buf in sorted(self.atomics):
+                if buf != b.name:
+                    continue
+                info = next(a for a in ATOMICS.values() if a.name == op)
+                if info.needs_expected:
+                    sig, call = "uint i, uint e, uint v", f"{info.glsl}({name}[i], e, v)"
+                else:
+                    sig, call = "uint i, uint v", f"{info.glsl}({name}[i], v)"
+                lines.append(f"uint vk_at_{op.lower()}_{name}({sig}) {{ return i < {length} ? {call} : 0u; }}")
+        return lines
+
+
+# ----------------------------------------------------------------------------- public API
+def lower(program: Program, *, check: bool = True) -> Lowered:
+    """Lower a valid vyre IR program to a GLSL 450 compute shader.
+
+    The program is validated first (``check=False`` skips that when the caller already
+    did); anything the Vulkan backend cannot express raises :class:`LoweringError`.
+    The same program always gives byte-identical GLSL.
+
+    >>> from vyre_vk import ops
+    >>> low = lower(ops.get("vyre-libs::nn::mlp_backward").build())
+    >>> low.workgroup_size, [b.name for b in low.bindings][:2], low.glsl.splitlines()[0]
+    ((64, 1, 1), ['x', 'w1'], '#version 450')
+    """
+    if not isinstance(program, Program):
+        raise LoweringError("program", f"expected a Program, got {type(program).__name__}.",
+                            "build one with Program.wrapped(buffers, workgroup_size, entry).")
+    if check:
+        try:
+            validate(program)
+        except ValidationError as err:
+            raise LoweringError(err.path, f"the program is not valid: {err.message}", err.fix) from err
+    return _Lowerer(program).run()
