@@ -302,7 +302,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(fn=_demo)
     args = ap.parse_args(argv)
-    return args.fn(args)
+    from vyre_vk.ir import ProgramFormatError, ValidationError
+    from vyre_vk.runtime import DeviceError, InputError, LaunchError
+
+    try:
+        return args.fn(args)
+    except (ProgramFormatError, ValidationError, InputError, LaunchError, DeviceError, KeyError,
+            OSError) as e:
+        # User errors get their message (which ends with a Fix: hint), not a traceback.
+        msg = e.args[0] if isinstance(e, KeyError) and e.args else e
+        print(f"vyre-vk: {type(e).__name__}: {msg}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

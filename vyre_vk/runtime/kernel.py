@@ -127,6 +127,7 @@ class Kernel:
         arrays = bind(self.bindings, inputs)
         g = self.grid_for(arrays, grid)
         with self.device.lock, self._lock:
+            self.device.manager  # raises if the device was closed: its tensors are gone
             plan = self._plan(arrays, g)
             for name in plan.uploads:
                 plan.tensors[name].data()[:] = arrays[name]

@@ -1,0 +1,91 @@
+"""The vyre-vk command line: main job, run table, emit, shaders/ drift and spirv-val."""
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from vyre_vk.cli import SHADERS_DIR, main
+from vyre_vk.ops import all_ops, get
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "vyre_vk.cli", *args], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+
+
+def test_main_job_runs_the_seed_op_and_matches_reference():
+    out = cli("main", "--model-dim", "16", "--hidden-dim", "32")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "device     [0]" in out.stdout
+    assert "grad_x = [2.0, 4.0]" in out.stdout
+    assert out.stdout.strip().endswith("matches reference")
+
+
+def test_run_prints_a_pass_table():
+    out = cli("run", "--all")
+    assert out.returncode == 0, out.stdout + out.stderr
+    for entry in all_ops():
+        assert any(line.startswith(entry.id) and " pass " in line for line in out.stdout.splitlines())
+    assert "all passed" in out.stdout
+
+
+def test_run_unknown_op_is_a_clear_error():
+    out = cli("run", "vyre-libs::nn::nope")
+    assert out.returncode != 0 and "no op `vyre-libs::nn::nope` is registered" in out.stderr
+
+
+def test_emit_registered_op_with_builder_args(tmp_path):
+    assert main(["emit", "vyre-libs::nn::mlp_backward", "--arg", "model_dim=4", "--arg", "hidden_dim=8",
+                 "-o", str(tmp_path), "--disasm", "--validate"]) == 0
+    stem = "vyre-libs__nn__mlp_backward"
+    glsl = (tmp_path / f"{stem}.comp").read_text()
+    assert "layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;" in glsl
+    assert "if (i < 4u)" in glsl
+    assert (tmp_path / f"{stem}.spv").read_bytes()[:4] == b"\x03\x02\x23\x07"
+    assert "OpEntryPoint GLCompute" in (tmp_path / f"{stem}.spvasm").read_text()
+
+
+def test_emit_program_json_file(tmp_path):
+    src = tmp_path / "seed.json"
+    src.write_text(get("vyre-libs::nn::mlp_backward").build().to_json())
+    assert main(["emit", str(src), "-o", str(tmp_path / "out"), "--validate"]) == 0
+    assert (tmp_path / "out" / "seed.spv").exists()
+
+
+def test_emit_malformed_json_fails_cleanly(tmp_path):
+    src = tmp_path / "bad.json"
+    src.write_text(json.dumps({"format": "vyre-vk-program", "version": 1, "buffers": 3}))
+    out = cli("emit", str(src), "-o", str(tmp_path))
+    assert out.returncode != 0
+    assert "ProgramFormatError" in out.stderr and "Traceback" not in out.stderr
+    assert not list(tmp_path.glob("*.spv"))
+
+
+def test_shaders_folder_has_no_drift():
+    out = cli("shaders", "--check")
+    assert out.returncode == 0, out.stdout
+
+
+def test_shaders_drift_is_detected(tmp_path):
+    copy = tmp_path / "shaders"
+    shutil.copytree(SHADERS_DIR, copy)
+    comp = next(copy.glob("*.comp"))
+    comp.write_text(comp.read_text() + "// edited\n")
+    out = cli("shaders", "--check", "--dir", str(copy))
+    assert out.returncode == 1 and f"drift: {comp.name} (stale)" in out.stdout
+
+
+@pytest.mark.parametrize("spv", sorted(SHADERS_DIR.glob("*.spv")), ids=lambda p: p.name)
+def test_every_shader_passes_spirv_val(spv):
+    res = subprocess.run(["spirv-val", "--target-env", "vulkan1.1", str(spv)], capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_every_registered_op_has_a_shader():
+    names = {p.stem for p in SHADERS_DIR.glob("*.spv")}
+    assert {e.id.replace("::", "__") for e in all_ops()} <= names
