@@ -62,56 +62,67 @@ def _coerce(decl: BufferDecl, value: Any) -> np.ndarray:
     return conv.reshape(-1)
 
 
-def bind(buffers: Sequence[BufferDecl], inputs: Inputs) -> dict[str, np.ndarray]:
-    """Map every bound (non-workgroup) buffer to a contiguous array of its storage dtype.
+class Binder:
+    """Maps user inputs onto a program's bound (non-workgroup) buffers.
 
     Buffers the backend allocates (``BufferDecl.output``) are zero-filled; every other
-    buffer must be given. ``inputs`` is a dict by name, or a sequence in declaration
+    buffer must be given. Inputs are a dict by name, or a sequence in declaration
     order of the logical inputs (or, as vyre's vectors do, of every bound buffer).
+    Built once per kernel: the per-call path only checks the arrays.
     """
-    bound = [b for b in buffers if not b.is_workgroup]
-    logical = [b for b in bound if b.is_input]
-    if inputs is None:
-        inputs = {}
-    if isinstance(inputs, Mapping):
-        known = {b.name: b for b in bound}
-        for name in inputs:
-            if name not in known:
-                raise InputError(name, "the program has no such buffer",
-                                 f"use one of {[b.name for b in logical]}")
-            if not known[name].is_input:
-                raise InputError(name, "is an output the runtime allocates and zero-fills",
-                                 "leave it out of the inputs")
-        missing = [b for b in logical if b.name not in inputs]
-        if missing:
-            b = missing[0]
-            raise InputError(b.name, f"no input given (expected {describe(b)})",
-                             f"pass every input buffer: {[x.name for x in logical]}")
-        values = dict(inputs)
-    else:
-        seq = list(inputs)
-        if len(seq) == len(logical):
-            values = {b.name: v for b, v in zip(logical, seq)}
-        elif len(seq) == len(bound):
-            values = {b.name: v for b, v in zip(bound, seq) if b.is_input}
-        else:
-            raise InputError(None, f"got {len(seq)} inputs, the program takes {len(logical)} "
-                             f"({[b.name for b in logical]})", "pass one array per input buffer, in order")
 
-    arrays: dict[str, np.ndarray] = {}
-    for b in bound:
-        if not b.is_input:
-            if b.count < 1:
+    def __init__(self, buffers: Sequence[BufferDecl]) -> None:
+        self.bound = [b for b in buffers if not b.is_workgroup]
+        self.logical = [b for b in self.bound if b.is_input]
+        self.known = {b.name: b for b in self.bound}
+        self.logical_names = [b.name for b in self.logical]
+        for b in self.bound:
+            if not b.is_input and b.count < 1:
                 raise InputError(b.name, "is an output with count 0, so its size is unknown",
                                  "declare it with .with_count(n)")
-            arrays[b.name] = np.zeros(b.count, dtype=b.element.numpy)
-            continue
-        arr = _coerce(b, values[b.name])
-        if arr.size == 0:
-            raise InputError(b.name, "is empty; Vulkan buffers hold at least one element",
-                             f"pass {describe(b)}")
-        if b.count and arr.size < b.count:
-            raise InputError(b.name, f"has {arr.size} elements, the program declares {b.count}",
-                             f"pass {describe(b)}")
-        arrays[b.name] = np.ascontiguousarray(arr)
-    return arrays
+
+    def _values(self, inputs: Inputs) -> dict[str, Any]:
+        if inputs is None:
+            inputs = {}
+        if isinstance(inputs, Mapping):
+            for name in inputs:
+                decl = self.known.get(name)
+                if decl is None:
+                    raise InputError(name, "the program has no such buffer", f"use one of {self.logical_names}")
+                if not decl.is_input:
+                    raise InputError(name, "is an output the runtime allocates and zero-fills",
+                                     "leave it out of the inputs")
+            if len(inputs) != len(self.logical):
+                b = next(b for b in self.logical if b.name not in inputs)
+                raise InputError(b.name, f"no input given (expected {describe(b)})",
+                                 f"pass every input buffer: {self.logical_names}")
+            return dict(inputs)
+        seq = list(inputs)
+        if len(seq) == len(self.logical):
+            return dict(zip(self.logical_names, seq))
+        if len(seq) == len(self.bound):
+            return {b.name: v for b, v in zip(self.bound, seq) if b.is_input}
+        raise InputError(None, f"got {len(seq)} inputs, the program takes {len(self.logical)} "
+                         f"({self.logical_names})", "pass one array per input buffer, in order")
+
+    def __call__(self, inputs: Inputs) -> dict[str, np.ndarray]:
+        values = self._values(inputs)
+        arrays: dict[str, np.ndarray] = {}
+        for b in self.bound:
+            if b.name not in values:  # backend-allocated output
+                arrays[b.name] = np.zeros(b.count, dtype=b.element.numpy)
+                continue
+            arr = _coerce(b, values[b.name])
+            if arr.size == 0:
+                raise InputError(b.name, "is empty; Vulkan buffers hold at least one element",
+                                 f"pass {describe(b)}")
+            if b.count and arr.size < b.count:
+                raise InputError(b.name, f"has {arr.size} elements, the program declares {b.count}",
+                                 f"pass {describe(b)}")
+            arrays[b.name] = np.ascontiguousarray(arr)
+        return arrays
+
+
+def bind(buffers: Sequence[BufferDecl], inputs: Inputs) -> dict[str, np.ndarray]:
+    """One-off form of :class:`Binder`: every bound buffer's array, checked."""
+    return Binder(buffers)(inputs)

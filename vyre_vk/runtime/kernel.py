@@ -21,7 +21,7 @@ import numpy as np
 from vyre_vk.ir import BufferDecl, Program
 from vyre_vk.reference import dispatch_grid
 from vyre_vk.runtime import kp_bridge
-from vyre_vk.runtime.inputs import Inputs, InputError, bind
+from vyre_vk.runtime.inputs import Binder, Inputs, InputError
 
 if TYPE_CHECKING:
     from vyre_vk.lower import Lowered
@@ -70,8 +70,11 @@ class Kernel:
 
     def __post_init__(self) -> None:
         self._plans: "OrderedDict[tuple, _Plan]" = OrderedDict()
+        self._grids: dict[tuple, tuple[int, int, int]] = {}
         self._lock = threading.Lock()
         self.bindings: tuple[BufferDecl, ...] = tuple(self.lowered.bindings)
+        self._names = [b.name for b in self.bindings]
+        self._bind = Binder(self.bindings)
         self._check_workgroup()
 
     @property
@@ -89,8 +92,17 @@ class Kernel:
 
     def grid_for(self, arrays: dict[str, np.ndarray], grid: Optional[Sequence[int]] = None) -> tuple[int, int, int]:
         """The workgroup grid vyre would dispatch for these arrays (or ``grid`` if given)."""
-        g = tuple(int(v) for v in grid) if grid is not None else dispatch_grid(
-            self.program, {k: v.size for k, v in arrays.items()})
+        if grid is None:
+            # dispatch_grid walks the whole program; the answer only depends on sizes.
+            sizes = tuple(arrays[n].size for n in self._names)
+            g = self._grids.get(sizes)
+            if g is None:
+                g = self._grids[sizes] = self._check_grid(
+                    dispatch_grid(self.program, {k: v.size for k, v in arrays.items()}))
+            return g
+        return self._check_grid(tuple(int(v) for v in grid))
+
+    def _check_grid(self, g: tuple) -> tuple[int, int, int]:
         if len(g) != 3 or min(g) < 1:
             raise LaunchError(f"grid {g} must be three positive integers. Fix: pass e.g. (4, 1, 1).")
         limit = tuple(self.device.properties["max_work_group_count"])
@@ -101,7 +113,7 @@ class Kernel:
         return g  # type: ignore[return-value]
 
     def _plan(self, arrays: dict[str, np.ndarray], grid: tuple[int, int, int]) -> _Plan:
-        key = (grid, *((b.name, arrays[b.name].size) for b in self.bindings))
+        key = (grid, *(arrays[n].size for n in self._names))
         plan = self._plans.get(key)
         if plan is not None:
             self._plans.move_to_end(key)
@@ -124,7 +136,7 @@ class Kernel:
 
     def run(self, inputs: Inputs = None, *, grid: Optional[Sequence[int]] = None) -> dict[str, np.ndarray]:
         """Run once. Returns a fresh array per result buffer (ReadWrite / output)."""
-        arrays = bind(self.bindings, inputs)
+        arrays = self._bind(inputs)
         g = self.grid_for(arrays, grid)
         with self.device.lock, self._lock:
             self.device.manager  # raises if the device was closed: its tensors are gone
