@@ -487,6 +487,13 @@ def _tr128(op, np_fn, glsl_fn, transcendental):
     return UnOpInfo(op, (F32,), SAME, _via64(np_fn), {"f32": f"vyre_canon({glsl_fn}({{a}}))"}, transcendental)
 
 
+# GLSL's asin/acos/atan/sinh/tanh are far less accurate than libm on common drivers
+# (lavapipe: asin 3771 ULP, acos 2231, atan 324 near 0, sinh/tanh 144 near 0), so these
+# lower to helpers: musl's acosf/asinf rational approximations, Taylor series near 0.
+_GLSL_ACCURATE = {UnOp.Asin: "vyre_asin", UnOp.Acos: "vyre_acos", UnOp.Atan: "vyre_atan",
+                  UnOp.Sinh: "vyre_sinh", UnOp.Tanh: "vyre_tanh"}
+
+
 #: The UnOp table.
 UNOPS: dict[UnOp, UnOpInfo] = {i.op: i for i in [
     # i32 Negate is rejected by vyre (MIN overflows); write 0 - x.
@@ -517,12 +524,12 @@ UNOPS: dict[UnOp, UnOpInfo] = {i.op: i for i in [
     _tr128(UnOp.Sin, np.sin, "sin", True),
     _tr128(UnOp.Cos, np.cos, "cos", True),
     _tr128(UnOp.Tan, np.tan, "tan", False),
-    _tr128(UnOp.Asin, np.arcsin, "asin", False),
-    _tr128(UnOp.Acos, np.arccos, "acos", False),
-    _tr128(UnOp.Atan, np.arctan, "atan", False),
-    _tr128(UnOp.Sinh, np.sinh, "sinh", True),
+    _tr128(UnOp.Asin, np.arcsin, _GLSL_ACCURATE[UnOp.Asin], False),
+    _tr128(UnOp.Acos, np.arccos, _GLSL_ACCURATE[UnOp.Acos], False),
+    _tr128(UnOp.Atan, np.arctan, _GLSL_ACCURATE[UnOp.Atan], False),
+    _tr128(UnOp.Sinh, np.sinh, _GLSL_ACCURATE[UnOp.Sinh], True),
     _tr128(UnOp.Cosh, np.cosh, "cosh", True),
-    _tr128(UnOp.Tanh, np.tanh, "tanh", True),
+    _tr128(UnOp.Tanh, np.tanh, _GLSL_ACCURATE[UnOp.Tanh], True),
     _tr128(UnOp.Exp, np.exp, "exp", True),
     _tr128(UnOp.Exp2, np.exp2, "exp2", False),
     _tr128(UnOp.Log, np.log, "log", True),
@@ -631,9 +638,96 @@ GLSL_HELPERS: dict[str, str] = {
     "vyre_rsqrt": """float vyre_rsqrt(float a) {
     precise float s = sqrt(a); precise float r = 1.0 / s; return vyre_canon(r);
 }""",
-    "vyre_fma": "float vyre_fma(float a, float b, float c) { precise float r = fma(a, b, c); return vyre_canon(r); }",
+    # Vulkan lets fma() round twice (its precision is "inherited from OpFMul then OpFAdd"),
+    # and lavapipe does. So: exact product a*b = p + e (Veltkamp/Dekker), exact p + c = s + t
+    # (TwoSum), result s + (t + e). Exact in the cancellation cases that tell fused from
+    # unfused; otherwise at most 1 ULP from a single rounding. Falls back to fma() when
+    # an intermediate overflows (|a| or |b| above ~1e34).
+    "vyre_fma": """float vyre_fma(float a, float b, float c) {
+    if (vyre_isinf(c) && vyre_isfinite(a) && vyre_isfinite(b)) return c;  // the exact product never overflows
+    precise float p = a * b;
+    precise float ta = 4097.0 * a;
+    precise float ah = ta - (ta - a);
+    precise float al = a - ah;
+    precise float tb = 4097.0 * b;
+    precise float bh = tb - (tb - b);
+    precise float bl = b - bh;
+    precise float e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+    precise float s = p + c;
+    precise float bv = s - p;
+    precise float t = (p - (s - bv)) + (c - bv);
+    precise float r = s + (t + e);
+    if (!vyre_isfinite(ta) || !vyre_isfinite(tb) || !vyre_isfinite(s) || !vyre_isfinite(r)) {
+        precise float f = fma(a, b, c);
+        r = f;
+    }
+    return vyre_canon(r);
+}""",
     "vyre_select": "\n".join(f"{t} vyre_select(bool c, {t} a, {t} b) {{ return c ? a : b; }}"
                              for t in ("uint", "int", "float", "bool")),
+    # musl acosf (rational approximation R(z), split pi/2); asin via acos for |x| >= 0.5.
+    "vyre_asin_r": """float vyre_asin_r(float z) {
+    precise float p = z * (1.6666586697e-01 + z * (-4.2743422091e-02 + z * -8.6563630030e-03));
+    precise float q = 1.0 + z * -7.0662963390e-01;
+    return p / q;
+}""",
+    "vyre_acos": """float vyre_acos(float x) {
+    const float pio2_hi = 1.5707962513e+00, pio2_lo = 7.5497894159e-08;
+    uint hx = floatBitsToUint(x), ix = hx & 0x7FFFFFFFu;
+    if (ix >= 0x3F800000u) {
+        if (ix == 0x3F800000u) return (hx >> 31) != 0u ? 2.0 * pio2_hi : 0.0;
+        return uintBitsToFloat(0x7FC00000u);
+    }
+    if (ix < 0x3F000000u) {
+        if (ix <= 0x32800000u) return pio2_hi;
+        precise float r = pio2_hi - (x - (pio2_lo - x * vyre_asin_r(x * x)));
+        return r;
+    }
+    if ((hx >> 31) != 0u) {
+        precise float z = (1.0 + x) * 0.5;
+        precise float s = sqrt(z);
+        precise float w = vyre_asin_r(z) * s - pio2_lo;
+        precise float r = 2.0 * (pio2_hi - (s + w));
+        return r;
+    }
+    precise float z = (1.0 - x) * 0.5;
+    precise float s = sqrt(z);
+    precise float df = uintBitsToFloat(floatBitsToUint(s) & 0xFFFFF000u);
+    precise float c = (z - df * df) / (s + df);
+    precise float w = vyre_asin_r(z) * s + c;
+    precise float r = 2.0 * (df + w);
+    return r;
+}""",
+    "vyre_asin": """float vyre_asin(float x) {
+    const float pio2_hi = 1.5707962513e+00, pio2_lo = 7.5497894159e-08;
+    uint ix = floatBitsToUint(x) & 0x7FFFFFFFu;
+    if (ix >= 0x3F000000u) {
+        precise float r = pio2_hi - (vyre_acos(abs(x)) - pio2_lo);
+        return ix > 0x3F800000u ? r : (x < 0.0 ? -r : r);
+    }
+    if (ix < 0x39800000u) return x;
+    precise float r = x + x * vyre_asin_r(x * x);
+    return r;
+}""",
+    # Near 0 the builtins lose relative accuracy; Taylor terms are exact to < 1e-11 there.
+    "vyre_atan": """float vyre_atan(float x) {
+    if (abs(x) >= 0.125) return atan(x);
+    precise float z = x * x;
+    precise float r = x - x * z * (1.0 / 3.0 - z * (0.2 - z * (1.0 / 7.0 - z * (1.0 / 9.0))));
+    return r;
+}""",
+    "vyre_sinh": """float vyre_sinh(float x) {
+    if (abs(x) >= 0.125) return sinh(x);
+    precise float z = x * x;
+    precise float r = x + x * z * (1.0 / 6.0 + z * (1.0 / 120.0 + z * (1.0 / 5040.0)));
+    return r;
+}""",
+    "vyre_tanh": """float vyre_tanh(float x) {
+    if (abs(x) >= 0.125) return tanh(x);
+    precise float z = x * x;
+    precise float r = x - x * z * (1.0 / 3.0 - z * (2.0 / 15.0 - z * (17.0 / 315.0 - z * (62.0 / 2835.0))));
+    return r;
+}""",
     "vyre_div_u32": "uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }",
     "vyre_mod_u32": "uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }",
     "vyre_div_i32": """int vyre_div_i32(int a, int b) {
@@ -666,7 +760,13 @@ GLSL_HELPERS: dict[str, str] = {
     if (d >= 0.5) r += sign(x);
     return vyre_canon(r);
 }""",
-    "vyre_sign": "float vyre_sign(float x) { return vyre_isnan(x) ? x : (x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : 0.0)); }",
+    # On the bits: a compiler may turn the compare chain into its own fsign, which gives -0.
+    "vyre_sign": """float vyre_sign(float x) {
+    uint b = floatBitsToUint(x);
+    if (vyre_isnan(x)) return x;
+    if ((b & 0x7FFFFFFFu) == 0u) return 0.0;
+    return (b & 0x80000000u) != 0u ? -1.0 : 1.0;
+}""",
     "vyre_f32_truthy": "bool vyre_f32_truthy(float x) { return vyre_isnan(x) || x != 0.0; }",
     "vyre_f32_to_u32": """uint vyre_f32_to_u32(float x) {
     if (vyre_isnan(x) || x <= 0.0) return 0u;

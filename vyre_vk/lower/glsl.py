@@ -568,6 +568,8 @@ class _Lowerer:
                 lines.append(f"{el.glsl} vk_ld_{name}(uint i) {{ return i < {length} ? {val} : {_ZERO[el]}; }}")
             if b.name in self.stores:
                 val = "vyre_canon(v)" if el is F32 else "v"
+                if el is F32:
+                    self.helpers.add("vyre_canon")
                 lines.append(f"void vk_st_{name}(uint i, {st} v) {{ if (i < {length}) {name}[i] = {val}; }}")
             for op, buf in sorted(self.atomics):
                 if buf != b.name:
