@@ -146,6 +146,13 @@ class Kernel:
             plan.sequence.eval()
             out = {n: plan.tensors[n].data().copy() for n in plan.downloads}
             self.stats.runs += 1
+        for b in self.bindings:  # with_output_byte_range: return only that slice, as the reference does
+            if b.output_byte_range is not None and b.name in out:
+                lo, hi = b.output_byte_range
+                raw = out[b.name].view(np.uint8)[lo:hi]
+                sz = b.element.size
+                out[b.name] = (raw.view(out[b.name].dtype) if lo % sz == 0 and (hi - lo) % sz == 0
+                               else raw).copy()
         return out
 
     def __call__(self, **arrays: Any) -> dict[str, np.ndarray]:
