@@ -156,6 +156,34 @@ class Kernel:
             self.stats.runs += 1
         return out
 
+    def profile(self, inputs: Inputs = None, *, repeats: int = 10, timestamp_period_ns: float = 1.0,
+                grid: Optional[Sequence[int]] = None) -> tuple[list[float], list[float]]:
+        """GPU and host seconds of the dispatch alone, ``repeats`` times (inputs uploaded once).
+
+        GPU time comes from timestamp queries around the dispatch, scaled by the device's
+        timestampPeriod (kp does not report it: pass it, e.g. from tools/bench's probe).
+        """
+        import time
+
+        self.run(inputs, grid=grid)  # builds the plan and leaves the inputs on the device
+        arrays = self._bind(inputs)
+        g = self.grid_for(arrays, grid)
+        gpu, host = [], []
+        with self.device.lock, self._lock:
+            plan = self._plan(arrays, g)
+            seq = self.device.manager.sequence(0, 1)
+            seq.record(kp_bridge.dispatch(plan.algorithm))
+            try:
+                for _ in range(repeats):
+                    t0 = time.perf_counter()
+                    seq.eval()
+                    host.append(time.perf_counter() - t0)
+                    ts = seq.get_timestamps()
+                    gpu.append((ts[1] - ts[0]) * timestamp_period_ns * 1e-9)
+            finally:
+                seq.destroy()
+        return gpu, host
+
     def __call__(self, **arrays: Any) -> dict[str, np.ndarray]:
         return self.run(arrays)
 
