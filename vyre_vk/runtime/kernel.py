@@ -125,7 +125,14 @@ class Kernel:
         mgr = self.device.manager
         tensors = {n: resident[n].tensor_for(self.device) if n in resident else kp_bridge.tensor(mgr, arrays[n])
                    for n in self._names}
-        ordered = [tensors[n] for n in self._names]
+        # kp binds tensor k at binding k, so a program with binding gaps (vyre's rms_norm_linear
+        # uses 0,1,2,4) gets a 1-word filler tensor in every unused slot below its largest binding.
+        by_binding = {b.binding: tensors[b.name] for b in self.bindings}
+        for slot in range(max(by_binding, default=-1) + 1):
+            if slot not in by_binding:
+                by_binding[slot] = tensors[f"\0unused-binding-{slot}"] = kp_bridge.tensor(
+                    mgr, np.zeros(1, np.uint32))
+        ordered = [by_binding[slot] for slot in sorted(by_binding)]
         uploads = [n for n in self._names if n not in resident]
         algo = kp_bridge.algorithm(mgr, ordered, self.spirv, grid)
         downloads = [b.name for b in self.bindings if b.is_result]
