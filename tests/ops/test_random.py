@@ -16,13 +16,21 @@ from .oracles import ORACLES
 
 ALL = ops.all_ops()
 
-# gelu = 0.5*x*(1 + tanh(u)): for x < 0 the sum 1 + tanh(u) cancels (to 9e-3 at x = -3, to a few
-# ULPs of 1 below x = -5), multiplying any difference in tanh by 1/(1+tanh(u)). lavapipe's tanh is
-# up to 7 ULP from the reference's (and reaches -1.0 one ULP early, e.g. u = -8.77, giving -0.0),
-# so no backend whose tanh is not bit-identical to the reference's meets a bit-ULP window there:
-# below x = -1 (amplification > 3) elements are checked against NumPy only, in ULPs of |x|, and
-# the failure of vyre's metric on that tail is pinned in an xfail test.
-BIT_ULP_DOMAIN = {"vyre-libs::nn::gelu": lambda ins: ins["input"] > -1.0}
+# Where an op's formula cancels, vyre's bit-ULP window cannot hold for a backend whose exp/tanh
+# are not bit-identical to the reference's: the difference in the transcendental is multiplied by
+# the condition number cond = scale/|value| of the oracle (e.g. gelu's 1 + tanh(u) for x < 0,
+# which reaches a few ULPs of 1 below x = -5 where lavapipe's tanh hits -1.0 one ULP early and
+# returns -0.0; skip_gate_backward's 1 - s for gate > 2; skip_gate's s*b + (1-s)*skip). So for
+# those ops (CANCELLING: a transcendental feeds a cancelling sum) vyre's metric is asserted on
+# elements with cond <= COND_MAX (at most half may be excluded); every element is still checked
+# against NumPy (oracle window + the op's window, in ULPs of the oracle scale). The failures of
+# vyre's metric on ill-conditioned elements are pinned in xfail tests below.
+COND_MAX = 8.0
+CANCELLING = {"vyre-libs::nn::gelu", "vyre-libs::nn::skip_gate", "vyre-libs::nn::skip_gate_backward"}
+
+
+def conditioned(value: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    return np.asarray(scale) <= COND_MAX * np.abs(np.asarray(value))
 
 
 def _run(entry, device, ins, params):
@@ -41,16 +49,15 @@ def test_random_inputs_reference_vulkan_numpy(entry, seed, vk_device):
 
     assert np_error(ref, want) <= window, f"reference vs NumPy: {np_error(ref, want)} > {window} ({spec.why})"
 
-    domain = BIT_ULP_DOMAIN.get(entry.id)
-    if domain is None:
-        report = compare(program, ref, got, entry.ulp)
-        assert report.ok, "; ".join(str(m) for m in report.mismatches)
+    if entry.id in CANCELLING:
+        keep = {n: conditioned(*w) for n, w in want.items()}
+        for n, k in keep.items():
+            assert k.mean() >= 0.5, f"{n}: {k.size - k.sum()} of {k.size} elements ill-conditioned"
+        report = compare(program, {n: ref[n][k] for n, k in keep.items()},
+                         {n: got[n][k] for n, k in keep.items()}, entry.ulp)
     else:
-        keep = domain(ins)
-        (name,) = want
-        sub = {name: ref[name][keep]}
-        report = compare(program, sub, {name: got[name][keep]}, entry.ulp)
-        assert report.ok, "; ".join(str(m) for m in report.mismatches)
+        report = compare(program, ref, got, entry.ulp)
+    assert report.ok, "; ".join(str(m) for m in report.mismatches)
     budget = report.ulp
     assert np_error(got, want) <= window + budget
 
@@ -93,9 +100,19 @@ def test_gelu_tail_is_close_to_numpy_on_vulkan(vk_device):
 
 
 @pytest.mark.xfail(strict=False, reason="lavapipe tanh saturates to -1.0 one ULP before the reference; "
-                   "gelu's 1+tanh cancellation turns that into a huge bit-ULP distance (see BIT_ULP_DOMAIN)")
+                   "gelu's 1+tanh cancellation turns that into a huge bit-ULP distance (see COND_MAX)")
 def test_gelu_tail_meets_vyres_bit_ulp_window(vk_device):
     entry = ops.get("vyre-libs::nn::gelu")
     x = np.linspace(-10, -1, 4001).astype(np.float32)
     _, ref, got = _run(entry, vk_device, {"input": x}, {"n": x.size})
     assert int(ulp_distance(ref["output"], got["output"]).max()) <= entry.ulp
+
+
+@pytest.mark.xfail(strict=False, reason="lavapipe exp differs from the reference by up to ~17 ULP on [-20, 20]; "
+                   "1 - sigmoid(gate) cancels for gate > 2 (observed 212 ULP at gate = 5.27, cond 296)")
+def test_skip_gate_backward_ill_conditioned_elements_meet_vyres_window(vk_device):
+    entry = ops.get("vyre-libs::nn::skip_gate_backward")
+    spec = ORACLES[entry.id]
+    ins = spec.inputs(np.random.default_rng(2), spec.params)
+    program, ref, got = _run(entry, vk_device, ins, spec.params)
+    assert compare(program, ref, got, entry.ulp).ok
