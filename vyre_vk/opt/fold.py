@@ -13,10 +13,11 @@ import numpy as np
 
 from ..ir import expr as E
 from ..ir import node as N
-from ..ir.optable import BINOPS, CASTS, UNOPS, canon
+from ..ir.optable import BINOPS, CASTS, UNOPS, BinOp, canon
+from ..ir.validate import _static_zero
 from ..ir.program import Program
 from ..reference.eval import fma_f32
-from .analysis import Facts, assigned_vars, map_expr, map_node_exprs, replace_entry, with_bodies
+from .analysis import Facts, assigned_vars, map_node_exprs, rebuild, replace_entry, with_bodies
 
 _KIND = {np.dtype(np.uint32): "u32", np.dtype(np.int32): "i32", np.dtype(np.float32): "f32",
          np.dtype(np.bool_): "bool"}
@@ -104,18 +105,30 @@ def _fold_list(nodes: tuple, consts: dict, facts: Facts, assigned: set, counter:
     consts = dict(consts)
 
     def fx(e: E.Expr) -> E.Expr:
-        def step(x):
-            if isinstance(x, E.Var) and x.name in consts:
-                counter[0] += 1
-                return consts[x.name]
-            r = fold_expr(x, facts)
-            if r is not None:
-                counter[0] += 1
+        if isinstance(e, E.Var) and e.name in consts:
+            counter[0] += 1
+            return consts[e.name]
+        kids = E.children(e)
+        if kids:
+            new = [fx(k) for k in kids]
+            if isinstance(e, E.BinOpExpr) and e.op in (BinOp.Div, BinOp.Mod) and _static_zero(new[1]) \
+                    and not _static_zero(kids[1]):
+                new[1] = kids[1]  # validation rejects a literal-zero divisor (V044): keep it computed
+            if any(a is not b for a, b in zip(new, kids)):
+                e = rebuild(e, tuple(new))
+        r = fold_expr(e, facts)
+        if r is not None:
+            counter[0] += 1
             return r
-        return map_expr(e, step)
+        return e
 
     for n in nodes:
+        orig = n
         n = map_node_exprs(n, fx)
+        if isinstance(n, N.Store) and isinstance(n.index, E.LitU32):
+            buf = facts.bufs.get(n.buffer)
+            if buf is not None and buf.count and n.index.value >= buf.count:
+                n = N.Store(n.buffer, orig.index, n.value)  # V036 rejects a literal out-of-range index
         if isinstance(n, N.If):
             c = lit_value(n.cond)
             if c is not None:
