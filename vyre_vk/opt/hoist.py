@@ -39,6 +39,7 @@ class Hoisted:
     scratch: tuple[BufferDecl, ...]
     exported: tuple[str, ...]
     loop_var: str
+    moved: tuple[str, ...] = ()  # variables the pre-pass computes (top-level lets moved)
 
 
 class _Finder:
@@ -181,4 +182,5 @@ def hoist_invariant(p: Program, min_loops: int = 1, prepass_local_size: int = 64
 
     main = replace_entry(Program(tuple(p.buffers) + tuple(scratch_main), p.workgroup_size, p.entry,
                                  p.entry_op_id, p.non_composable_with_self), rw(p.entry))
-    return Hoisted(prepass, main, tuple(scratch_main), tuple(exported), loop.var)
+    return Hoisted(prepass, main, tuple(scratch_main), tuple(exported), loop.var,
+                   tuple(n.name for n in moved if isinstance(n, N.Let)))

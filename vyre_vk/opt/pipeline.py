@@ -154,8 +154,9 @@ def optimize(program: Program, passes: Union[bool, Iterable[str], None] = True, 
                 break
             stages = stages[:-1] + [h.prepass, h.main]
             scratch.extend(h.scratch)
-            whys.append(f"{', '.join(h.exported)} depend only on `{h.loop_var}`: computed once per "
-                        f"`{h.loop_var}` by a pre-pass into scratch instead of by every invocation")
+            whys.append(f"{', '.join(h.moved)} depend only on `{h.loop_var}` (no invocation id): computed once "
+                        f"per `{h.loop_var}` by a pre-pass kernel instead of by every invocation; the main "
+                        f"kernel reads {', '.join(h.exported)} from scratch")
         reports.append(PassReport("hoist_invariant", bool(whys), "; ".join(whys)))
         if whys:  # tidy the new stages (e.g. lets the main program no longer reads)
             scalar_round(("dce",), record=False)
