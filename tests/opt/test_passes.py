@@ -276,3 +276,68 @@ def test_optimize_rejects_unknown_pass_and_reports_every_pass():
     assert all((r.why != "") == r.changed for r in reports)
     graph, reports = optimize(get(SEED).build(), False)
     assert graph.single == get(SEED).build() and reports == []
+
+
+@st.composite
+def seed_like_programs(draw):
+    """Random programs shaped like the seed op: per-invocation accumulation over a loop `j`
+    whose body mixes j-only values (hoistable, incl. inner accumulate loops) and
+    invocation-dependent ones, so hoist_invariant fires with varied splits."""
+    from vyre_vk.testing.strategies import _Gen, _Scope
+    base = draw(programs(max_statements=0, allow_atomics=False, allow_workgroup=False))
+    ins = {b.name: b for b in base.buffers if not b.is_result}
+    out = base.buffer("out")
+    g = _Gen(draw, ins, None, None, max_expr_depth=2)
+    scope = _Scope()
+    scope.vars.append(("i", U32, True))
+    jscope = scope.child()
+    jscope.vars.append(("j", U32, True))
+    body = []
+    for k in range(draw(st.integers(1, 4))):
+        t = draw(st.sampled_from([U32, I32, F32]))
+        name = f"h{k}"
+        body.append(Node.let_bind(name, g.expr(t, jscope)))
+        if draw(st.booleans()):
+            inner = jscope.child()
+            inner.vars.append((f"m{k}", U32, True))
+            body.append(Node.loop_for(f"m{k}", Expr.u32(0), Expr.u32(draw(st.integers(0, 3))), [
+                Node.assign(name, g.expr(t, inner))]))
+        jscope.vars.append((name, t, False))
+        if draw(st.booleans()):  # an invocation-dependent statement in the middle
+            body.append(Node.assign("acc", Expr.add(Expr.var("acc"), g.expr(out.element, jscope))))
+    body.append(Node.assign("acc", Expr.add(Expr.var("acc"), g.expr(out.element, jscope))))
+    zero = {U32: Expr.u32(0), I32: Expr.i32(0), F32: Expr.f32(0.0)}[out.element]
+    lo, n = draw(st.integers(0, 2)), draw(st.integers(1, 6))
+    entry = [Node.let_bind("i", Expr.gid_x()),
+             Node.if_then(Expr.lt(Expr.var("i"), Expr.u32(out.count)), [
+                 Node.let_bind("acc", zero),
+                 Node.loop_for("j", Expr.u32(lo), Expr.u32(lo + n), body),
+                 Node.store("out", Expr.var("i"), Expr.var("acc"))])]
+    return Program.wrapped(base.buffers, draw(st.sampled_from([(1, 1, 1), (4, 1, 1), (64, 1, 1)])),
+                           [wrap_anonymous("fuzz::seedlike", entry)])
+
+
+HOISTED = []
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed_like_programs(), st.integers(0, 3))
+def test_hoist_random_seed_like_identical(program, seed):
+    inputs = program_inputs(program, seed)
+    try:
+        expected = reference.run(program, inputs)
+    except EvalError:
+        return
+    for passes in (["hoist_invariant"], list(PASS_ORDER)):
+        graph, reports = optimize(program, passes, hoist_min_loops=0)
+        assert not any("reverted" in r.why for r in reports), reports
+        for s in graph.stages:
+            validate(s)
+        same(expected, graph.run_reference(inputs))
+        HOISTED.append(len(graph.stages) > 1)
+
+
+def test_hoist_fired_on_random_programs():
+    if not HOISTED:
+        pytest.skip("runs after test_hoist_random_seed_like_identical")
+    assert sum(HOISTED) >= len(HOISTED) // 10, f"hoisted in {sum(HOISTED)} of {len(HOISTED)}"
