@@ -39,6 +39,7 @@ EOF
 
 ( cd "$OUT/debs"
   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64'
-  apt-get $o download libvulkan1 libfmt9 >/dev/null )
+  # libGLX_nvidia (the NVIDIA Vulkan ICD) needs the glvnd dispatch libraries
+  apt-get $o download libvulkan1 libfmt9 libglvnd0 libglx0 libegl1 libgl1 libopengl0 libgles2 >/dev/null 2>&1 )
 gcc -O2 -o "$OUT/bin/vk_submit_probe" "$ROOT/tools/bench/vk_submit_probe.c" -lvulkan
 du -sh "$OUT"; find "$OUT" -type f | sed "s|$ROOT/||"

@@ -20,6 +20,7 @@ from vyre_vk.runtime import kp_bridge
 
 if TYPE_CHECKING:
     from vyre_vk.ir import Program
+    from vyre_vk.runtime.buffer import DeviceArray
     from vyre_vk.runtime.kernel import Kernel
 
 # One invocation counts a loop whose bound it reads from a buffer (so no compiler
@@ -177,6 +178,12 @@ class Device:
         with self.lock:
             kernel = self._kernels.setdefault(key, Kernel(self, program, lowered, words))
         return kernel
+
+    def array(self, data: np.ndarray) -> "DeviceArray":
+        """Upload ``data`` once; pass the result to ``Kernel.run`` to skip its per-run upload."""
+        from vyre_vk.runtime.buffer import DeviceArray
+
+        return DeviceArray(self, data)
 
     def close(self) -> None:
         """Free every Vulkan object made on this device. Idempotent."""

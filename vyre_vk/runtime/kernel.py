@@ -21,6 +21,7 @@ import numpy as np
 from vyre_vk.ir import BufferDecl, Program
 from vyre_vk.reference import dispatch_grid
 from vyre_vk.runtime import kp_bridge
+from vyre_vk.runtime.buffer import DeviceArray
 from vyre_vk.runtime.inputs import Binder, Inputs, InputError
 
 if TYPE_CHECKING:
@@ -46,9 +47,11 @@ class _Plan:
     sequence: Any
     uploads: list[str]
     downloads: list[str]
+    resident: dict[str, DeviceArray]  # owned by the caller; kept alive, never destroyed here
 
     def destroy(self) -> None:
-        for obj in (self.sequence, self.algorithm, *self.tensors.values()):
+        owned = [t for n, t in self.tensors.items() if n not in self.resident]
+        for obj in (self.sequence, self.algorithm, *owned):
             obj.destroy()
 
 
@@ -112,22 +115,27 @@ class Kernel:
                 "Fix: split the work, or use a 2-D/3-D workgroup shape so vyre spreads the grid.")
         return g  # type: ignore[return-value]
 
-    def _plan(self, arrays: dict[str, np.ndarray], grid: tuple[int, int, int]) -> _Plan:
-        key = (grid, *(arrays[n].size for n in self._names))
+    def _plan(self, arrays: dict, grid: tuple[int, int, int]) -> _Plan:
+        resident = {n: v for n, v in arrays.items() if isinstance(v, DeviceArray)}
+        key = (grid, *(arrays[n].size for n in self._names), *(id(v) for v in resident.values()))
         plan = self._plans.get(key)
         if plan is not None:
             self._plans.move_to_end(key)
             return plan
         mgr = self.device.manager
-        tensors = {b.name: kp_bridge.tensor(mgr, arrays[b.name]) for b in self.bindings}
-        ordered = [tensors[b.name] for b in self.bindings]
+        tensors = {n: resident[n].tensor_for(self.device) if n in resident else kp_bridge.tensor(mgr, arrays[n])
+                   for n in self._names}
+        ordered = [tensors[n] for n in self._names]
+        uploads = [n for n in self._names if n not in resident]
         algo = kp_bridge.algorithm(mgr, ordered, self.spirv, grid)
         downloads = [b.name for b in self.bindings if b.is_result]
         seq = mgr.sequence()
-        seq.record(kp_bridge.sync_device(ordered)).record(kp_bridge.dispatch(algo))
+        if uploads:
+            seq.record(kp_bridge.sync_device([tensors[n] for n in uploads]))
+        seq.record(kp_bridge.dispatch(algo))
         if downloads:
             seq.record(kp_bridge.sync_local([tensors[n] for n in downloads]))
-        plan = _Plan(tensors, algo, seq, [b.name for b in self.bindings], downloads)
+        plan = _Plan(tensors, algo, seq, uploads, downloads, resident)
         self._plans[key] = plan
         self.stats.plans_built += 1
         while len(self._plans) > self.max_plans:
@@ -147,6 +155,34 @@ class Kernel:
             out = {n: plan.tensors[n].data().copy() for n in plan.downloads}
             self.stats.runs += 1
         return out
+
+    def profile(self, inputs: Inputs = None, *, repeats: int = 10, timestamp_period_ns: float = 1.0,
+                grid: Optional[Sequence[int]] = None) -> tuple[list[float], list[float]]:
+        """GPU and host seconds of the dispatch alone, ``repeats`` times (inputs uploaded once).
+
+        GPU time comes from timestamp queries around the dispatch, scaled by the device's
+        timestampPeriod (kp does not report it: pass it, e.g. from tools/bench's probe).
+        """
+        import time
+
+        self.run(inputs, grid=grid)  # builds the plan and leaves the inputs on the device
+        arrays = self._bind(inputs)
+        g = self.grid_for(arrays, grid)
+        gpu, host = [], []
+        with self.device.lock, self._lock:
+            plan = self._plan(arrays, g)
+            seq = self.device.manager.sequence(0, 1)
+            seq.record(kp_bridge.dispatch(plan.algorithm))
+            try:
+                for _ in range(repeats):
+                    t0 = time.perf_counter()
+                    seq.eval()
+                    host.append(time.perf_counter() - t0)
+                    ts = seq.get_timestamps()
+                    gpu.append((ts[1] - ts[0]) * timestamp_period_ns * 1e-9)
+            finally:
+                seq.destroy()
+        return gpu, host
 
     def __call__(self, **arrays: Any) -> dict[str, np.ndarray]:
         return self.run(arrays)
