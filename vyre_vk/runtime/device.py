@@ -144,12 +144,20 @@ class Device:
     def closed(self) -> bool:
         return self._closed
 
-    def compile(self, program: "Program") -> "Kernel":
+    def compile(self, program: "Program", optimize=False) -> "Kernel":
         """Validate, lower and compile ``program`` for this device (cached by content hash).
+
+        ``optimize``: False (default) compiles the program as written; True runs every
+        optimiser pass (vyre_vk.opt), a set of pass names runs those. When a pass rewrote
+        the program the result is a :class:`vyre_vk.runtime.graph.Graph` (same ``run``
+        API; several kernels in one submission if a pass split the program).
 
         >>> kernel = dev.compile(program)          # doctest: +SKIP
         >>> out = kernel(a=np.arange(4, dtype=np.uint32))
         """
+        if optimize:
+            from vyre_vk.runtime.graph import compile_optimized
+            return compile_optimized(self, program, optimize)
         from vyre_vk.ir import validate
         from vyre_vk.lower import lower
         from vyre_vk.runtime.kernel import Kernel
