@@ -200,3 +200,40 @@ def test_device_array_dtype_is_checked(vk_device):
     inputs["w1"] = vk_device.array(np.ones(4, np.int32))
     with pytest.raises(InputError, match="DeviceArray holds int32"):
         kernel.run(inputs)
+
+
+def test_i32_division_by_zero_traps_like_the_reference(vk_device):
+    from vyre_vk.reference import EvalError
+    from vyre_vk.runtime import KernelTrapError
+
+    i = Expr.var("i")
+    program = Program.wrapped(
+        [BufferDecl.read("a", 0, DataType.I32).with_count(64), BufferDecl.read("b", 1, DataType.I32).with_count(64),
+         BufferDecl.output("q", 2, DataType.I32).with_count(64)], (64, 1, 1),
+        [Node.let_bind("i", Expr.gid_x()),
+         Node.store("q", i, Expr.div(Expr.load("a", i), Expr.load("b", i)))])
+    a = np.arange(64, dtype=np.int32) - 32
+    b = np.full(64, 3, np.int32)
+    kernel = vk_device.compile(program)
+    np.testing.assert_array_equal(kernel.run({"a": a, "b": b})["q"], reference.run(program, {"a": a, "b": b})["q"])
+    b[17] = 0
+    with pytest.raises(EvalError):
+        reference.run(program, {"a": a, "b": b})
+    with pytest.raises(KernelTrapError, match="invocation 17"):
+        kernel.run({"a": a, "b": b})
+    b[17] = 5  # the trap word is cleared for the next run
+    np.testing.assert_array_equal(kernel.run({"a": a, "b": b})["q"], reference.run(program, {"a": a, "b": b})["q"])
+
+
+def test_untouched_read_write_f32_comes_back_canonical(vk_device):
+    # The reference canonicalises f32 on read (NaN payloads -> 0x7FC00000, subnormals -> 0).
+    program = Program.wrapped(
+        [BufferDecl.read_write("y", 0, DataType.F32).with_count(4)], (64, 1, 1),
+        [Node.let_bind("i", Expr.gid_x()),
+         Node.if_then(Expr.eq(Expr.var("i"), Expr.u32(0)), [Node.store("y", Expr.u32(0), Expr.f32(1.0))])])
+    y = np.array([5.0, 0, 0, 2.0], np.float32)
+    y.view(np.uint32)[1] = 0x7F800001   # signalling NaN payload
+    y.view(np.uint32)[2] = 0x00000003   # subnormal
+    got = vk_device.compile(program).run({"y": y})["y"]
+    want = reference.run(program, {"y": y})["y"]
+    assert got.view(np.uint32).tolist() == want.view(np.uint32).tolist() == [0x3F800000, 0x7FC00000, 0, 0x40000000]

@@ -14,7 +14,7 @@ import numpy as np
 
 from vyre_vk.runtime.device import Device, DeviceError, LoopProbe, ProgramCompileError
 from vyre_vk.runtime.inputs import InputError, Inputs
-from vyre_vk.runtime.kernel import Kernel, LaunchError
+from vyre_vk.runtime.kernel import Kernel, KernelTrapError, LaunchError
 
 _default: Optional[Device] = None
 _default_lock = threading.Lock()
@@ -38,4 +38,4 @@ def run(program, inputs: Inputs = None, *, device: Optional[Device] = None,
 
 
 __all__ = ["Device", "DeviceError", "LoopProbe", "ProgramCompileError", "InputError", "Kernel",
-           "LaunchError", "default_device", "run"]
+           "KernelTrapError", "LaunchError", "default_device", "run"]

@@ -176,7 +176,7 @@ class Device:
             m = re.search(r":(\d+): error", e.log)
             raise ProgramCompileError(e, lowered.line_map.get(int(m.group(1))) if m else None) from None
         with self.lock:
-            kernel = self._kernels.setdefault(key, Kernel(self, program, lowered, words))
+            kernel = self._kernels.setdefault(key, Kernel.single(self, program, lowered, words))
         return kernel
 
     def array(self, data: np.ndarray) -> "DeviceArray":

@@ -15,19 +15,13 @@ Example:
 """
 from __future__ import annotations
 
-import re
-import threading
-from collections import OrderedDict
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 import numpy as np
 
 from vyre_vk import spirv
-from vyre_vk.reference import dispatch_grid
-from vyre_vk.runtime import kp_bridge
-from vyre_vk.runtime.inputs import Binder, Inputs
-from vyre_vk.runtime.kernel import KernelStats, LaunchError
+from vyre_vk.runtime.inputs import Inputs
+from vyre_vk.runtime.kernel import Kernel, KernelTrapError, Stage, record_ops
 
 if TYPE_CHECKING:
     from vyre_vk.ir import Program
@@ -35,34 +29,7 @@ if TYPE_CHECKING:
     from vyre_vk.runtime.device import Device
 
 
-class GraphTrapError(RuntimeError):
-    """A stage of the graph trapped (the reference would have raised)."""
-
-
-@dataclass
-class _Stage:
-    program: "Program"
-    lowered: Any
-    spirv: bytes
-    names: tuple[str, ...]           # bound buffer names in binding order
-    reads: frozenset
-    writes: frozenset
-    factor: int                      # coarsening: logical invocations per invocation
-
-
-@dataclass
-class _Plan:
-    tensors: dict[str, Any]
-    traps: list
-    algorithms: list
-    sequence: Any
-    uploads: list[str]
-    downloads: list[str]
-    ops: list                        # ("dispatch", stage) / ("barrier", names): what was recorded
-
-    def destroy(self) -> None:
-        for obj in (self.sequence, *self.algorithms, *self.tensors.values(), *self.traps):
-            obj.destroy()
+GraphTrapError = KernelTrapError  # a stage of the graph trapped
 
 
 def compile_stage(program: "Program"):
@@ -77,103 +44,18 @@ def compile_stage(program: "Program"):
     return lowered, words
 
 
-def record_ops(stages: Sequence[tuple[frozenset, frozenset]]) -> list:
-    """The dispatch/barrier list for stages given as (reads, writes) name sets, in order."""
-    ops: list = []
-    dirty: set = set()       # written since the last barrier that covered them
-    read_since: set = set()  # read since the last barrier (write-after-read needs one too)
-    for k, (reads, writes) in enumerate(stages):
-        hazard = (dirty & (reads | writes)) | (read_since & writes)
-        if k and hazard:
-            ops.append(("barrier", tuple(sorted(hazard))))
-            dirty -= hazard
-            read_since = set()
-        ops.append(("dispatch", k))
-        dirty |= writes
-        read_since |= reads
-    return ops
+class Graph(Kernel):
+    """An optimised program on one device: its stage kernels in one submission."""
 
-
-@dataclass
-class Graph:
-    """An optimised program on one device: a chain of kernels in one submission."""
-    device: "Device"
-    graph: "ProgramGraph"
-    reports: list = field(default_factory=list)
-    max_plans: int = 8
-    stats: KernelStats = field(default_factory=KernelStats)
-
-    def __post_init__(self) -> None:
+    def __init__(self, device: "Device", graph: "ProgramGraph", reports: Sequence["PassReport"] = (),
+                 max_plans: int = 8) -> None:
         from vyre_vk.opt import coarsen_factor
 
-        self.program = self.graph.program
-        self._lock = threading.Lock()
-        self._plans: "OrderedDict[tuple, _Plan]" = OrderedDict()
-        self._bind = Binder(self.program.buffers)
-        self._names = [b.name for b in self._bind.bound]
-        self.stages: list[_Stage] = []
-        for p in self.graph.stages:
-            lowered, words = compile_stage(p)
-            names = tuple(b.name for b in lowered.bindings)
-            self.stages.append(_Stage(p, lowered, words, names,
-                                      frozenset(b.name for b in p.buffers if not b.is_workgroup),
-                                      frozenset(b.name for b in p.buffers if b.is_result),
-                                      coarsen_factor(p)))
-        self.ops = record_ops([(s.reads, s.writes) for s in self.stages])
-        self._fallback = None
-
-    @property
-    def glsl(self) -> list[str]:
-        return [s.lowered.glsl for s in self.stages]
-
-    def _grid(self, stage: _Stage, counts: dict) -> tuple[int, int, int]:
-        g = dispatch_grid(stage.program, counts)
-        if stage.factor > 1:
-            g = (-(-g[0] // stage.factor), g[1], g[2])
-        limit = tuple(self.device.properties["max_work_group_count"])
-        if any(a > m for a, m in zip(g, limit)):
-            raise LaunchError(f"grid {g} exceeds {self.device.name}'s maxComputeWorkGroupCount {limit}. "
-                              "Fix: split the work.")
-        return g
-
-    def _plan(self, arrays: dict[str, np.ndarray]) -> _Plan:
-        key = tuple(arrays[n].size for n in self._names)
-        plan = self._plans.get(key)
-        if plan is not None:
-            self._plans.move_to_end(key)
-            return plan
-        mgr = self.device.manager
-        tensors = {n: kp_bridge.tensor(mgr, arrays[n]) for n in self._names}
-        for s in self.graph.scratch:
-            tensors[s.name] = kp_bridge.tensor(mgr, np.zeros(max(s.count, 1), dtype=s.element.numpy))
-        counts = {n: arrays[n].size for n in self._names}
-        counts.update({s.name: max(s.count, 1) for s in self.graph.scratch})
-        traps, algos = [], []
-        from vyre_vk.lower import TRAP_WORDS
-        for st in self.stages:
-            bound = [tensors[n] for n in st.names]
-            if st.lowered.trap_binding is not None:
-                t = kp_bridge.tensor(mgr, np.zeros(TRAP_WORDS, dtype=np.uint32))
-                traps.append((st, t))
-                bound.append(t)
-            algos.append(kp_bridge.algorithm(mgr, bound, st.spirv, self._grid(st, counts)))
-        downloads = [b.name for b in self._bind.bound if b.is_result]
-        every = list(tensors.values()) + [t for _, t in traps]
-        seq = mgr.sequence()
-        seq.record(kp_bridge.sync_device(every))
-        for op, arg in self.ops:
-            if op == "barrier":
-                seq.record(kp_bridge.compute_barrier([tensors[n] for n in arg]))
-            else:
-                seq.record(kp_bridge.dispatch(algos[arg]))
-        seq.record(kp_bridge.sync_local([tensors[n] for n in downloads] + [t for _, t in traps]))
-        plan = _Plan(tensors, [t for _, t in traps], algos, seq, list(self._names), downloads, list(self.ops))
-        plan.trap_stages = traps  # type: ignore[attr-defined]
-        self._plans[key] = plan
-        self.stats.plans_built += 1
-        while len(self._plans) > self.max_plans:
-            self._plans.popitem(last=False)[1].destroy()
-        return plan
+        stages = [Stage(p, *compile_stage(p), coarsen_factor(p)) for p in graph.stages]
+        super().__init__(device, graph.program, stages, graph.scratch, max_plans=max_plans)
+        self.graph = graph
+        self.reports = list(reports)
+        self._fallback: Optional[Kernel] = None
 
     def run(self, inputs: Inputs = None, *, grid: Optional[Sequence[int]] = None) -> dict[str, np.ndarray]:
         """Run once; returns a fresh array per result buffer of the original program.
@@ -184,37 +66,10 @@ class Graph:
             if self._fallback is None:
                 self._fallback = self.device.compile(self.program, optimize=False)
             return self._fallback.run(inputs, grid=grid)
-        arrays = self._bind(inputs)
-        with self.device.lock, self._lock:
-            self.device.manager
-            plan = self._plan(arrays)
-            for name in plan.uploads:
-                plan.tensors[name].data()[:] = arrays[name]
-            for t in plan.traps:
-                t.data()[:] = 0
-            plan.sequence.eval()
-            for st, t in plan.trap_stages:  # type: ignore[attr-defined]
-                words = t.data()
-                if words[0]:
-                    msg = st.lowered.trap_codes.get(int(words[1]), f"trap code {int(words[1])}")
-                    raise GraphTrapError(f"stage {self.stages.index(st)} trapped: {msg} "
-                                         f"(invocation {int(words[2])}). Fix: the program rejects these inputs.")
-            out = {n: plan.tensors[n].data().copy() for n in plan.downloads}
-            self.stats.runs += 1
-        return out
-
-    def __call__(self, **arrays: Any) -> dict[str, np.ndarray]:
-        return self.run(arrays)
+        return super().run(inputs)
 
     def explain(self) -> str:
         return "\n".join(str(r) for r in self.reports)
-
-    def release(self) -> None:
-        with self._lock:
-            if not self.device.closed:
-                for plan in self._plans.values():
-                    plan.destroy()
-            self._plans.clear()
 
 
 def compile_optimized(device: "Device", program: "Program", optimize: Union[bool, set, frozenset, list, tuple]):

@@ -1,24 +1,30 @@
-"""A compiled program on one device: one kp tensor per binding, a sequence recorded once.
+"""Compiled programs on one device: kp tensors per buffer, one sequence recorded per size signature.
+
+A :class:`Kernel` runs one or more *stages* (compiled programs) over buffers shared by
+name, in one submission: upload, each stage's dispatch (with a compute barrier exactly
+where a stage touches what an earlier one wrote), download. A plain program is one
+stage; an optimised program (vyre_vk.opt) may be several, plus device-only scratch.
 
 Example:
     >>> from vyre_vk.runtime import Device
     >>> from vyre_vk.ops import get
-    >>> entry = get("vyre-libs::nn::mlp_backward")
     >>> with Device() as dev:
-    ...     kernel = dev.compile(entry.build())
+    ...     kernel = dev.compile(get("vyre-libs::nn::mlp_backward").build())
     ...     out = kernel(x=x, w1=w1, b1=b1, w2=w2, grad_out=g)    # doctest: +SKIP
     ...     out["grad_x"]
 """
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import numpy as np
 
-from vyre_vk.ir import BufferDecl, Program
+from vyre_vk.ir import BufferDecl, DataType, Program
+from vyre_vk.ir.optable import canon
 from vyre_vk.reference import dispatch_grid
 from vyre_vk.runtime import kp_bridge
 from vyre_vk.runtime.buffer import DeviceArray
@@ -33,77 +39,124 @@ class LaunchError(ValueError):
     """A dispatch the device cannot run as asked (grid or workgroup over its limits)."""
 
 
+class KernelTrapError(RuntimeError):
+    """An invocation trapped (i32 division by zero, a Trap node): the reference raises here too."""
+
+
 @dataclass
 class KernelStats:
     runs: int = 0
-    plans_built: int = 0  # kp.Algorithm + tensors + recorded sequence, per buffer-size signature
+    plans_built: int = 0  # kp.Algorithms + tensors + recorded sequence, per size signature
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One compiled program of a kernel."""
+    program: Program
+    lowered: "Lowered"
+    spirv: bytes
+    factor: int = 1  # coarsening: logical invocations handled per invocation
+
+    @property
+    def reads(self) -> frozenset:
+        return frozenset(b.name for b in self.program.buffers if not b.is_workgroup)
+
+    @property
+    def writes(self) -> frozenset:
+        return frozenset(b.name for b in self.program.buffers if b.is_result)
+
+
+def record_ops(stages: Sequence[tuple[frozenset, frozenset]]) -> list:
+    """The dispatch/barrier list for stages given as (reads, writes) name sets, in order."""
+    ops: list = []
+    dirty: set = set()       # written since the last barrier that covered them
+    read_since: set = set()  # read since the last barrier (write-after-read needs one too)
+    for k, (reads, writes) in enumerate(stages):
+        hazard = (dirty & (reads | writes)) | (read_since & writes)
+        if k and hazard:
+            ops.append(("barrier", tuple(sorted(hazard))))
+            dirty -= hazard
+            read_since = set()
+        ops.append(("dispatch", k))
+        dirty |= writes
+        read_since |= reads
+    return ops
 
 
 @dataclass
 class _Plan:
-    """Everything bound for one set of buffer sizes and one grid."""
+    """Everything bound for one set of buffer sizes and grids."""
     tensors: dict[str, Any]
-    algorithm: Any
+    algorithms: list
     sequence: Any
     uploads: list[str]
     downloads: list[str]
+    traps: list                       # (stage index, trap tensor)
+    ops: list
     resident: dict[str, DeviceArray]  # owned by the caller; kept alive, never destroyed here
 
     def destroy(self) -> None:
         owned = [t for n, t in self.tensors.items() if n not in self.resident]
-        for obj in (self.sequence, self.algorithm, *owned):
+        for obj in (self.sequence, *self.algorithms, *owned):
             obj.destroy()
 
 
-@dataclass
 class Kernel:
-    """One program compiled for one device. Call it with arrays, get arrays back.
+    """A program (one or more stages) compiled for one device. Call it with arrays, get arrays back.
 
-    The first run for a given set of buffer sizes builds the tensors, the kp
-    Algorithm (one pipeline) and a sequence (upload inputs, dispatch, download
-    outputs); later runs with the same sizes only write the staging buffers and
-    replay that sequence. Up to ``max_plans`` size signatures are kept.
+    The first run for a given set of buffer sizes builds the tensors, one kp Algorithm
+    (pipeline) per stage and a sequence; later runs with the same sizes write the
+    staging buffers and replay it. Inputs given as :class:`DeviceArray` stay on the
+    device and are not uploaded. Up to ``max_plans`` size signatures are kept.
     """
-    device: "Device"
-    program: Program
-    lowered: "Lowered"
-    spirv: bytes
-    max_plans: int = 8
-    stats: KernelStats = field(default_factory=KernelStats)
 
-    def __post_init__(self) -> None:
+    def __init__(self, device: "Device", program: Program, stages: Sequence[Stage],
+                 scratch: Sequence[BufferDecl] = (), *, max_plans: int = 8) -> None:
+        self.device = device
+        self.program = program
+        self.stages = list(stages)
+        self.scratch = tuple(scratch)
+        self.max_plans = max_plans
+        self.stats = KernelStats()
+        self.ops = record_ops([(s.reads, s.writes) for s in self.stages])
         self._plans: "OrderedDict[tuple, _Plan]" = OrderedDict()
-        self._grids: dict[tuple, tuple[int, int, int]] = {}
+        self._grids: dict[tuple, list[tuple[int, int, int]]] = {}
         self._lock = threading.Lock()
-        self.bindings: tuple[BufferDecl, ...] = tuple(self.lowered.bindings)
+        self._bind = Binder(program.buffers)
+        self.bindings: tuple[BufferDecl, ...] = tuple(self._bind.bound)
         self._names = [b.name for b in self.bindings]
-        self._bind = Binder(self.bindings)
-        self._check_workgroup()
+        self._results = [b for b in self.bindings if b.is_result]
+        # The reference canonicalises every f32 it reads; a read_write buffer the program
+        # leaves alone must come back canonical too, so those are canonicalised on upload.
+        self._canon = {b.name for b in self._results if b.is_input and b.element is DataType.F32}
+        for st in self.stages:
+            self._check_workgroup(st)
+
+    @classmethod
+    def single(cls, device: "Device", program: Program, lowered: "Lowered", spirv: bytes) -> "Kernel":
+        return cls(device, program, [Stage(program, lowered, spirv)])
+
+    # The single-stage view (what `vyre-vk emit` and tests look at).
+    @property
+    def lowered(self) -> "Lowered":
+        return self.stages[-1].lowered
+
+    @property
+    def spirv(self) -> bytes:
+        return self.stages[-1].spirv
 
     @property
     def glsl(self) -> str:
-        return self.lowered.glsl
+        return "\n".join(s.lowered.glsl for s in self.stages)
 
-    def _check_workgroup(self) -> None:
+    def _check_workgroup(self, stage: Stage) -> None:
         props = self.device.properties
-        wg = tuple(self.lowered.workgroup_size)
+        wg = tuple(stage.lowered.workgroup_size)
         limit = tuple(props["max_work_group_size"])
         if any(w > m for w, m in zip(wg, limit)) or int(np.prod(wg)) > props["max_work_group_invocations"]:
             raise LaunchError(
                 f"workgroup size {wg} exceeds {self.device.name}'s limits (per axis {limit}, "
                 f"{props['max_work_group_invocations']} invocations). Fix: declare a smaller workgroup_size.")
-
-    def grid_for(self, arrays: dict[str, np.ndarray], grid: Optional[Sequence[int]] = None) -> tuple[int, int, int]:
-        """The workgroup grid vyre would dispatch for these arrays (or ``grid`` if given)."""
-        if grid is None:
-            # dispatch_grid walks the whole program; the answer only depends on sizes.
-            sizes = tuple(arrays[n].size for n in self._names)
-            g = self._grids.get(sizes)
-            if g is None:
-                g = self._grids[sizes] = self._check_grid(
-                    dispatch_grid(self.program, {k: v.size for k, v in arrays.items()}))
-            return g
-        return self._check_grid(tuple(int(v) for v in grid))
 
     def _check_grid(self, g: tuple) -> tuple[int, int, int]:
         if len(g) != 3 or min(g) < 1:
@@ -115,9 +168,30 @@ class Kernel:
                 "Fix: split the work, or use a 2-D/3-D workgroup shape so vyre spreads the grid.")
         return g  # type: ignore[return-value]
 
-    def _plan(self, arrays: dict, grid: tuple[int, int, int]) -> _Plan:
+    def grids_for(self, arrays: dict, grid: Optional[Sequence[int]] = None) -> list[tuple[int, int, int]]:
+        """Each stage's workgroup grid for these arrays, as vyre infers it (or ``grid``)."""
+        if grid is not None:
+            if len(self.stages) != 1:
+                raise LaunchError("a grid override needs a single-stage kernel. "
+                                  "Fix: compile with optimize=False to override the grid.")
+            return [self._check_grid(tuple(int(v) for v in grid))]
+        sizes = tuple(arrays[n].size for n in self._names)
+        grids = self._grids.get(sizes)
+        if grids is None:
+            counts = {n: arrays[n].size for n in self._names}
+            counts.update({s.name: max(s.count, 1) for s in self.scratch})
+            grids = []
+            for st in self.stages:  # dispatch_grid walks the program: once per size signature
+                g = dispatch_grid(st.program, counts)
+                grids.append(self._check_grid((-(-g[0] // st.factor), g[1], g[2])))
+            self._grids[sizes] = grids
+        return grids
+
+    def _plan(self, arrays: dict, grids: list) -> _Plan:
+        from vyre_vk.lower import TRAP_WORDS
+
         resident = {n: v for n, v in arrays.items() if isinstance(v, DeviceArray)}
-        key = (grid, *(arrays[n].size for n in self._names), *(id(v) for v in resident.values()))
+        key = (tuple(grids), *(arrays[n].size for n in self._names), *(id(v) for v in resident.values()))
         plan = self._plans.get(key)
         if plan is not None:
             self._plans.move_to_end(key)
@@ -125,44 +199,76 @@ class Kernel:
         mgr = self.device.manager
         tensors = {n: resident[n].tensor_for(self.device) if n in resident else kp_bridge.tensor(mgr, arrays[n])
                    for n in self._names}
-        # kp binds tensor k at binding k, so a program with binding gaps (vyre's rms_norm_linear
-        # uses 0,1,2,4) gets a 1-word filler tensor in every unused slot below its largest binding.
-        by_binding = {b.binding: tensors[b.name] for b in self.bindings}
-        for slot in range(max(by_binding, default=-1) + 1):
-            if slot not in by_binding:
-                by_binding[slot] = tensors[f"\0unused-binding-{slot}"] = kp_bridge.tensor(
-                    mgr, np.zeros(1, np.uint32))
-        ordered = [by_binding[slot] for slot in sorted(by_binding)]
-        uploads = [n for n in self._names if n not in resident]
-        algo = kp_bridge.algorithm(mgr, ordered, self.spirv, grid)
-        downloads = [b.name for b in self.bindings if b.is_result]
+        for s in self.scratch:
+            tensors[s.name] = kp_bridge.tensor(mgr, np.zeros(max(s.count, 1), dtype=s.element.numpy))
+        algorithms, traps = [], []
+        for k, (st, g) in enumerate(zip(self.stages, grids)):
+            by_binding = {b.binding: tensors[b.name] for b in st.lowered.bindings}
+            if st.lowered.trap_binding is not None:
+                trap = tensors[f"\0trap-{k}"] = kp_bridge.tensor(mgr, np.zeros(TRAP_WORDS, np.uint32))
+                by_binding[st.lowered.trap_binding] = trap
+                traps.append((k, trap))
+            # kp binds tensor k at binding k, so binding gaps (vyre's rms_norm_linear uses
+            # 0,1,2,4) get a 1-word filler tensor in every unused slot.
+            for slot in range(max(by_binding, default=-1) + 1):
+                if slot not in by_binding:
+                    by_binding[slot] = tensors[f"\0unused-{k}-{slot}"] = kp_bridge.tensor(
+                        mgr, np.zeros(1, np.uint32))
+            algorithms.append(kp_bridge.algorithm(mgr, [by_binding[s] for s in sorted(by_binding)], st.spirv, g))
+        uploads = [n for n in self._names if n not in resident] + [f"\0trap-{k}" for k, _ in traps]
+        downloads = [b.name for b in self._results]
         seq = mgr.sequence()
-        if uploads:
-            seq.record(kp_bridge.sync_device([tensors[n] for n in uploads]))
-        seq.record(kp_bridge.dispatch(algo))
-        if downloads:
-            seq.record(kp_bridge.sync_local([tensors[n] for n in downloads]))
-        plan = _Plan(tensors, algo, seq, uploads, downloads, resident)
+        fresh = [t for n, t in tensors.items() if n not in resident]  # scratch and fillers start zeroed
+        seq.record(kp_bridge.sync_device(fresh))
+        for op, arg in self.ops:
+            if op == "barrier":
+                seq.record(kp_bridge.compute_barrier([tensors[n] for n in arg]))
+            else:
+                seq.record(kp_bridge.dispatch(algorithms[arg]))
+        if downloads or traps:
+            seq.record(kp_bridge.sync_local([tensors[n] for n in downloads] + [t for _, t in traps]))
+        plan = _Plan(tensors, algorithms, seq, uploads, downloads, traps, list(self.ops), resident)
         self._plans[key] = plan
         self.stats.plans_built += 1
         while len(self._plans) > self.max_plans:
             self._plans.popitem(last=False)[1].destroy()
         return plan
 
-    def run(self, inputs: Inputs = None, *, grid: Optional[Sequence[int]] = None) -> dict[str, np.ndarray]:
-        """Run once. Returns a fresh array per result buffer (ReadWrite / output)."""
+    def _prepare(self, inputs: Inputs, grid) -> tuple[dict, list]:
         arrays = self._bind(inputs)
-        g = self.grid_for(arrays, grid)
+        for name in self._canon:
+            if not isinstance(arrays[name], DeviceArray):
+                arrays[name] = canon(arrays[name])
+        return arrays, self.grids_for(arrays, grid)
+
+    def _write_staging(self, plan: _Plan, arrays: dict) -> None:
+        for name in plan.uploads:
+            staging = plan.tensors[name].data()
+            staging[:] = arrays[name] if name in arrays else 0
+
+    def _check_traps(self, plan: _Plan) -> None:
+        for k, trap in plan.traps:
+            words = trap.data()
+            if words[0]:
+                codes = self.stages[k].lowered.trap_codes
+                raise KernelTrapError(
+                    f"stage {k} ({self.stages[k].program.entry_op_id or 'program'}) trapped: "
+                    f"{codes.get(int(words[1]), f'trap code {int(words[1])}')} at invocation {int(words[2])}. "
+                    "Fix: the program rejects these inputs (the reference raises EvalError too).")
+
+    def run(self, inputs: Inputs = None, *, grid: Optional[Sequence[int]] = None) -> dict[str, np.ndarray]:
+        """Run once. Returns a fresh array per result buffer (read_write / output)."""
+        arrays, grids = self._prepare(inputs, grid)
         with self.device.lock, self._lock:
             self.device.manager  # raises if the device was closed: its tensors are gone
-            plan = self._plan(arrays, g)
-            for name in plan.uploads:
-                plan.tensors[name].data()[:] = arrays[name]
+            plan = self._plan(arrays, grids)
+            self._write_staging(plan, arrays)
             plan.sequence.eval()
+            self._check_traps(plan)
             out = {n: plan.tensors[n].data().copy() for n in plan.downloads}
             self.stats.runs += 1
-        for b in self.bindings:  # with_output_byte_range: return only that slice, as the reference does
-            if b.output_byte_range is not None and b.name in out:
+        for b in self._results:  # with_output_byte_range: only that slice, as the reference returns
+            if b.output_byte_range is not None:
                 lo, hi = b.output_byte_range
                 raw = out[b.name].view(np.uint8)[lo:hi]
                 sz = b.element.size
@@ -170,39 +276,38 @@ class Kernel:
                                else raw).copy()
         return out
 
+    def __call__(self, **arrays: Any) -> dict[str, np.ndarray]:
+        return self.run(arrays)
+
     def profile(self, inputs: Inputs = None, *, repeats: int = 10, timestamp_period_ns: float = 1.0,
                 grid: Optional[Sequence[int]] = None) -> tuple[list[float], list[float]]:
-        """GPU and host seconds of the dispatch alone, ``repeats`` times (inputs uploaded once).
+        """GPU and host seconds of the dispatches alone (inputs uploaded once), ``repeats`` times.
 
-        GPU time comes from timestamp queries around the dispatch, scaled by the device's
+        GPU time comes from timestamp queries around the dispatches, scaled by the device's
         timestampPeriod (kp does not report it: pass it, e.g. from tools/bench's probe).
         """
-        import time
-
         self.run(inputs, grid=grid)  # builds the plan and leaves the inputs on the device
-        arrays = self._bind(inputs)
-        g = self.grid_for(arrays, grid)
+        arrays, grids = self._prepare(inputs, grid)
         gpu, host = [], []
         with self.device.lock, self._lock:
-            plan = self._plan(arrays, g)
-            seq = self.device.manager.sequence(0, 1)
-            seq.record(kp_bridge.dispatch(plan.algorithm))
+            plan = self._plan(arrays, grids)
+            seq = self.device.manager.sequence(0, len(plan.ops))
+            for op, arg in plan.ops:
+                seq.record(kp_bridge.compute_barrier([plan.tensors[n] for n in arg]) if op == "barrier"
+                           else kp_bridge.dispatch(plan.algorithms[arg]))
             try:
                 for _ in range(repeats):
                     t0 = time.perf_counter()
                     seq.eval()
                     host.append(time.perf_counter() - t0)
                     ts = seq.get_timestamps()
-                    gpu.append((ts[1] - ts[0]) * timestamp_period_ns * 1e-9)
+                    gpu.append((ts[-1] - ts[0]) * timestamp_period_ns * 1e-9)
             finally:
                 seq.destroy()
         return gpu, host
 
-    def __call__(self, **arrays: Any) -> dict[str, np.ndarray]:
-        return self.run(arrays)
-
     def release(self) -> None:
-        """Free this kernel's tensors, pipeline and sequences now (else at device close)."""
+        """Free this kernel's tensors, pipelines and sequences now (else at device close)."""
         with self._lock:
             if not self.device.closed:
                 for plan in self._plans.values():
@@ -210,4 +315,4 @@ class Kernel:
             self._plans.clear()
 
 
-__all__ = ["Kernel", "KernelStats", "LaunchError", "InputError"]
+__all__ = ["Kernel", "KernelStats", "KernelTrapError", "LaunchError", "InputError", "Stage", "record_ops"]
