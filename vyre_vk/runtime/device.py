@@ -144,7 +144,7 @@ class Device:
     def closed(self) -> bool:
         return self._closed
 
-    def compile(self, program: "Program", optimize=False) -> "Kernel":
+    def compile(self, program: "Program", optimize=True) -> "Kernel":
         """Validate, lower and compile ``program`` for this device (cached by content hash).
 
         ``optimize``: False (default) compiles the program as written; True runs every

@@ -250,10 +250,12 @@ class Kernel:
         for k, trap in plan.traps:
             words = trap.data()
             if words[0]:
-                codes = self.stages[k].lowered.trap_codes
+                st, inv = self.stages[k], int(words[2])
+                where = (f"invocation {inv} (elements {inv * st.factor}..{inv * st.factor + st.factor - 1} "
+                         f"after x{st.factor} coarsening)" if st.factor > 1 else f"invocation {inv}")
                 raise KernelTrapError(
-                    f"stage {k} ({self.stages[k].program.entry_op_id or 'program'}) trapped: "
-                    f"{codes.get(int(words[1]), f'trap code {int(words[1])}')} at invocation {int(words[2])}. "
+                    f"stage {k} ({st.program.entry_op_id or 'program'}) trapped: "
+                    f"{st.lowered.trap_codes.get(int(words[1]), f'trap code {int(words[1])}')} at {where}. "
                     "Fix: the program rejects these inputs (the reference raises EvalError too).")
 
     def run(self, inputs: Inputs = None, *, grid: Optional[Sequence[int]] = None) -> dict[str, np.ndarray]:
