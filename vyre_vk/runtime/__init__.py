@@ -14,7 +14,7 @@ import numpy as np
 
 from vyre_vk.runtime.device import Device, DeviceError, LoopProbe, ProgramCompileError
 from vyre_vk.runtime.inputs import InputError, Inputs
-from vyre_vk.runtime.kernel import Kernel, LaunchError
+from vyre_vk.runtime.kernel import Kernel, KernelTrap, LaunchError
 
 _default: Optional[Device] = None
 _default_lock = threading.Lock()
@@ -37,5 +37,5 @@ def run(program, inputs: Inputs = None, *, device: Optional[Device] = None,
     return dev.compile(program).run(inputs, grid=grid)
 
 
-__all__ = ["Device", "DeviceError", "LoopProbe", "ProgramCompileError", "InputError", "Kernel",
+__all__ = ["Device", "DeviceError", "LoopProbe", "ProgramCompileError", "InputError", "Kernel", "KernelTrap",
            "LaunchError", "default_device", "run"]

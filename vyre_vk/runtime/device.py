@@ -151,7 +151,7 @@ class Device:
         """
         from vyre_vk.ir import validate
         from vyre_vk.lower import lower
-        from vyre_vk.runtime.kernel import Kernel
+        from vyre_vk.runtime.kernel import Kernel, check_bindings
 
         key = program.content_hash()
         with self.lock:
@@ -159,6 +159,7 @@ class Device:
             if kernel is not None:
                 return kernel
         validate(program)
+        check_bindings(program)
         lowered = lower(program)
         try:
             words = spirv.compile_glsl(lowered.glsl, name=f"{_op_name(program)}.comp",

@@ -23,13 +23,41 @@ from vyre_vk.reference import dispatch_grid
 from vyre_vk.runtime import kp_bridge
 from vyre_vk.runtime.inputs import Binder, Inputs, InputError
 
+from vyre_vk.lower import TRAP_WORDS
+
+_TRAP = "\0trap"  # slot names no IR buffer can have
+_PAD = "\0pad"
+_TRAP_ZERO = np.zeros(TRAP_WORDS, np.uint32)
+
 if TYPE_CHECKING:
     from vyre_vk.lower import Lowered
     from vyre_vk.runtime.device import Device
 
 
 class LaunchError(ValueError):
-    """A dispatch the device cannot run as asked (grid or workgroup over its limits)."""
+    """A dispatch the device cannot run as asked (grid, workgroup, buffer or binding over its limits)."""
+
+
+class KernelTrap(RuntimeError):
+    """An invocation trapped (i32 division by zero or MIN / -1, or a ``Trap`` node).
+
+    The reference raises ``EvalError`` / ``TrapError`` on the same programs and inputs.
+    Attributes: ``code``, ``reason``, ``invocation`` (gl_GlobalInvocationID.x), ``address``.
+    """
+
+    def __init__(self, code: int, reason: str, invocation: int, address: int) -> None:
+        self.code, self.reason, self.invocation, self.address = code, reason, invocation, address
+        super().__init__(f"kernel trapped: {reason} (code {code}) at invocation {invocation}, "
+                         f"address {address}. Fix: guard the operation so active invocations never reach it.")
+
+
+#: Largest storage buffer the runtime binds, in bytes. kp does not report
+#: maxStorageBufferRange; 2**31 - 1 is what lavapipe and most desktop drivers give and
+#: keeps every element index (and the shader's .length()) inside i32/u32 range.
+MAX_STORAGE_BUFFER_BYTES = 2**31 - 1
+#: Highest binding slot the runtime fills (Kompute binds tensor k at binding k, so gaps are
+#: padded with one-word dummies); far below any driver's maxPerStageDescriptorStorageBuffers.
+MAX_BINDING_SLOTS = 64
 
 
 @dataclass
@@ -50,6 +78,14 @@ class _Plan:
     def destroy(self) -> None:
         for obj in (self.sequence, self.algorithm, *self.tensors.values()):
             obj.destroy()
+
+
+def check_bindings(program: Program) -> None:
+    """Raise LaunchError for binding slots this runtime cannot bind (checked before lowering)."""
+    for b in program.buffers:
+        if not b.is_workgroup and isinstance(b.binding, int) and b.binding >= MAX_BINDING_SLOTS:
+            raise LaunchError(f"buffer `{b.name}`: binding {b.binding} is over the runtime's {MAX_BINDING_SLOTS} "
+                              "slots. Fix: number storage buffers densely from 0.")
 
 
 @dataclass
@@ -74,8 +110,15 @@ class Kernel:
         self._lock = threading.Lock()
         self.bindings: tuple[BufferDecl, ...] = tuple(self.lowered.bindings)
         self._names = [b.name for b in self.bindings]
-        self._bind = Binder(self.bindings)
         self._check_workgroup()
+        self._check_buffers()
+        self._bind = Binder(self.bindings)
+        # Kompute binds tensor k at binding k: lay out every slot 0..max, padding gaps with
+        # a one-word dummy, and the lowering's trap word buffer at its own binding.
+        self._trap = self.lowered.trap_binding
+        by_slot = {b.binding: b.name for b in self.bindings}
+        top = max([*by_slot, -1 if self._trap is None else self._trap])
+        self._slots: list = [by_slot.get(k, _TRAP if k == self._trap else None) for k in range(top + 1)]
 
     @property
     def glsl(self) -> str:
@@ -89,6 +132,21 @@ class Kernel:
             raise LaunchError(
                 f"workgroup size {wg} exceeds {self.device.name}'s limits (per axis {limit}, "
                 f"{props['max_work_group_invocations']} invocations). Fix: declare a smaller workgroup_size.")
+
+    def _check_buffers(self) -> None:
+        check_bindings(self.program)
+        if (self.lowered.trap_binding or 0) >= MAX_BINDING_SLOTS:
+            raise LaunchError(f"binding {self.lowered.trap_binding} (trap words) is over the runtime's "
+                              f"{MAX_BINDING_SLOTS} slots. Fix: number storage buffers densely from 0.")
+        for b in self.bindings:
+            self._check_size(b.name, b.count, b.element.size)
+
+    @staticmethod
+    def _check_size(name: str, count: int, itemsize: int) -> None:
+        if count * itemsize > MAX_STORAGE_BUFFER_BYTES:
+            raise LaunchError(f"buffer `{name}`: {count} elements x {itemsize} bytes is over the "
+                              f"{MAX_STORAGE_BUFFER_BYTES}-byte storage buffer limit. Fix: split the work "
+                              "into several dispatches over smaller buffers.")
 
     def grid_for(self, arrays: dict[str, np.ndarray], grid: Optional[Sequence[int]] = None) -> tuple[int, int, int]:
         """The workgroup grid vyre would dispatch for these arrays (or ``grid`` if given)."""
@@ -120,14 +178,25 @@ class Kernel:
             return plan
         mgr = self.device.manager
         tensors = {b.name: kp_bridge.tensor(mgr, arrays[b.name]) for b in self.bindings}
-        ordered = [tensors[b.name] for b in self.bindings]
+        ordered = []
+        for k, name in enumerate(self._slots):
+            if name is None:
+                tensors[f"{_PAD}{k}"] = kp_bridge.tensor(mgr, np.zeros(1, np.uint32))
+                name = f"{_PAD}{k}"
+            elif name == _TRAP:
+                tensors[_TRAP] = kp_bridge.tensor(mgr, np.zeros(TRAP_WORDS, np.uint32))
+            ordered.append(tensors[name])
         algo = kp_bridge.algorithm(mgr, ordered, self.spirv, grid)
         downloads = [b.name for b in self.bindings if b.is_result]
+        uploads = [b.name for b in self.bindings]
+        if self._trap is not None:
+            downloads.append(_TRAP)
+            uploads.append(_TRAP)
         seq = mgr.sequence()
         seq.record(kp_bridge.sync_device(ordered)).record(kp_bridge.dispatch(algo))
         if downloads:
             seq.record(kp_bridge.sync_local([tensors[n] for n in downloads]))
-        plan = _Plan(tensors, algo, seq, [b.name for b in self.bindings], downloads)
+        plan = _Plan(tensors, algo, seq, uploads, downloads)
         self._plans[key] = plan
         self.stats.plans_built += 1
         while len(self._plans) > self.max_plans:
@@ -137,7 +206,11 @@ class Kernel:
     def run(self, inputs: Inputs = None, *, grid: Optional[Sequence[int]] = None) -> dict[str, np.ndarray]:
         """Run once. Returns a fresh array per result buffer (ReadWrite / output)."""
         arrays = self._bind(inputs)
+        for b in self.bindings:
+            self._check_size(b.name, arrays[b.name].size, b.element.size)
         g = self.grid_for(arrays, grid)
+        if self._trap is not None:
+            arrays[_TRAP] = _TRAP_ZERO
         with self.device.lock, self._lock:
             self.device.manager  # raises if the device was closed: its tensors are gone
             plan = self._plan(arrays, g)
@@ -146,6 +219,10 @@ class Kernel:
             plan.sequence.eval()
             out = {n: plan.tensors[n].data().copy() for n in plan.downloads}
             self.stats.runs += 1
+        if self._trap is not None:
+            flag, code, invocation, address = (int(w) for w in out.pop(_TRAP)[:4])
+            if flag:
+                raise KernelTrap(code, self.lowered.trap_codes.get(code, "unknown trap"), invocation, address)
         return out
 
     def __call__(self, **arrays: Any) -> dict[str, np.ndarray]:
@@ -160,4 +237,4 @@ class Kernel:
             self._plans.clear()
 
 
-__all__ = ["Kernel", "KernelStats", "LaunchError", "InputError"]
+__all__ = ["Kernel", "KernelStats", "KernelTrap", "LaunchError", "InputError", "MAX_STORAGE_BUFFER_BYTES"]
