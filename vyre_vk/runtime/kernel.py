@@ -86,6 +86,8 @@ def check_bindings(program: Program) -> None:
         if not b.is_workgroup and isinstance(b.binding, int) and b.binding >= MAX_BINDING_SLOTS:
             raise LaunchError(f"buffer `{b.name}`: binding {b.binding} is over the runtime's {MAX_BINDING_SLOTS} "
                               "slots. Fix: number storage buffers densely from 0.")
+        if not b.is_workgroup and isinstance(b.count, int):
+            Kernel._check_size(b.name, b.count, b.element.size)
 
 
 @dataclass
