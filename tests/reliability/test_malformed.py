@@ -49,6 +49,11 @@ def _nest(body, depth):
     return body
 
 
+def _lit_of(p: Program, name: str):
+    t = p.buffer(name).element
+    return {U32: Expr.u32(0), I32: Expr.i32(0), F32: Expr.f32(0.0), BOOL: Expr.bool(False)}[t]
+
+
 def _deep_expr(depth):
     e = Expr.u32(1)
     for _ in range(depth):
@@ -58,7 +63,7 @@ def _deep_expr(depth):
 
 MUTATIONS = {
     "if-cond-f32": (V.TypeMismatch, lambda p, d: _with_body(p, [Node.if_then(Expr.f32(1.0), [])] + list(_body(p)))),
-    "store-index-f32": (V.TypeMismatch, lambda p, d: _with_body(p, list(_body(p)) + [Node.store("out", Expr.f32(0.0), Expr.u32(0))])),
+    "store-index-f32": (V.TypeMismatch, lambda p, d: _with_body(p, list(_body(p)) + [Node.store("out", Expr.f32(0.0), _lit_of(p, "out"))])),
     "binop-mixed": (V.TypeMismatch, lambda p, d: _with_body(p, [Node.let_bind("zz", Expr.add(Expr.u32(1), Expr.i32(1)))] + list(_body(p)))),
     "loop-bound-i32": (V.TypeMismatch, lambda p, d: _with_body(p, [Node.loop_for("zz", Expr.i32(0), Expr.u32(2), [])] + list(_body(p)))),
     "assign-undeclared": (V.UndeclaredName, lambda p, d: _with_body(p, list(_body(p)) + [Node.assign("nope", Expr.u32(1))])),
@@ -87,7 +92,7 @@ MUTATIONS = {
     "empty-entry": (V.ProgramShapeError, lambda p, d: dataclasses.replace(p, entry=())),
     "divergent-barrier": (V.ControlFlowError, lambda p, d: _with_body(p, [Node.if_then(Expr.lt(Expr.gid_x(), Expr.u32(1)), [Node.barrier()])] + list(_body(p)))),
     "const-div-zero": (V.TypeMismatch, lambda p, d: _with_body(p, [Node.let_bind("zz", Expr.binop(BinOp.Div, Expr.gid_x(), Expr.u32(0)))] + list(_body(p)))),
-    "const-store-oob": (V.BufferAccessError, lambda p, d: _with_body(p, list(_body(p)) + [Node.store("out", Expr.u32(10_000), Expr.u32(0))])),
+    "const-store-oob": (V.BufferAccessError, lambda p, d: _with_body(p, list(_body(p)) + [Node.store("out", Expr.u32(10_000), _lit_of(p, "out"))])),
     # valid IR, over this runtime's limits: LaunchError before lowering
     "count-over-byte-limit": (LaunchError, lambda p, d: dataclasses.replace(p, buffers=p.buffers + (BufferDecl.read("zz", 40, U32).with_count(d(st.integers(2**29, 2**32 - 1))),))),
     "binding-over-slots": (LaunchError, lambda p, d: dataclasses.replace(p, buffers=p.buffers + (BufferDecl.read("zz", d(st.integers(64, 2**32 - 1)), U32).with_count(1),))),

@@ -72,3 +72,19 @@ def test_binding_past_the_slot_limit_is_a_launch_error(vk_device):
                         [wrap_anonymous("t", [Node.store("out", Expr.gid_x(), Expr.u32(1))])])
     with pytest.raises(LaunchError, match="slots"):
         vk_device.compile(p)
+
+
+@pytest.mark.parametrize("element,value", [(U32, 0.5), (I32, -2.5), (DataType.Bool, 0.5), (DataType.F32, 1e300)])
+def test_lossy_float_lists_are_input_errors(vk_device, element, value):
+    """Bug 3: any float list without NaN counted as 'lossless' (the NaN clause excused every
+    element), so [0.5] became 0 in a u32 buffer and [1e300] became inf in an f32 one."""
+    from vyre_vk.runtime import InputError
+    i = Expr.gid_x()
+    p = Program.wrapped([BufferDecl.read("a", 0, element).with_count(2), BufferDecl.output("out", 1, U32).with_count(2)],
+                        (2, 1, 1), [wrap_anonymous("t", [Node.store("out", i, Expr.u32(1))])])
+    k = vk_device.compile(p)
+    with pytest.raises(InputError, match="convert exactly"):
+        k.run({"a": [value, value]})
+    assert k.run({"a": [1.0, 0.0]})["out"].tolist() == [1, 1]  # exact floats still convert
+    if element is DataType.F32:
+        assert k.run({"a": [float("nan"), 2.0]})["out"].tolist() == [1, 1]  # NaN stays NaN
