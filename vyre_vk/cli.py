@@ -229,8 +229,27 @@ def emit_program(program, stem: str, out_dir: Path, *, disasm: bool = False, val
     return paths
 
 
+def explain(program, device_class: str = "default") -> str:
+    """Which optimiser passes change `program`, and why (one line per pass), plus the stages."""
+    from vyre_vk.opt import coarsen_factor, optimize
+
+    graph, reports = optimize(program, True, device_class=device_class)
+    lines = [f"passes (device class {device_class}):"]
+    lines += [f"  {'*' if r.changed else ' '} {r}" for r in reports]
+    lines.append(f"result: {len(graph.stages)} kernel(s)" + (f", scratch {', '.join(f'{b.name}[{b.count}]' for b in graph.scratch)}"
+                                                             if graph.scratch else ""))
+    for k, st in enumerate(graph.stages):
+        f = coarsen_factor(st)
+        lines.append(f"  stage {k}: workgroup {tuple(st.workgroup_size)}"
+                     + (f", {f} elements per invocation" if f > 1 else "")
+                     + f", buffers {[b.name for b in st.buffers if not b.is_workgroup]}")
+    return "\n".join(lines)
+
+
 def _emit(args: argparse.Namespace) -> int:
     program, stem = _load_program(args.program, args.arg)
+    if args.explain:
+        print(explain(program, args.device_class))
     for path in emit_program(program, args.name or stem, Path(args.out), disasm=args.disasm,
                              validate=args.validate):
         print(path)
@@ -291,6 +310,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--name", help="file stem (default: from the op id or file name)")
     p.add_argument("--disasm", action="store_true", help="also write the spirv-dis text (.spvasm)")
     p.add_argument("--validate", action="store_true", help="run spirv-val on the module")
+    p.add_argument("--explain", action="store_true", help="also show which optimiser passes change the program and why")
+    p.add_argument("--device-class", default="default", help="device class for --explain (nvidia, llvmpipe, ...)")
     p.set_defaults(fn=_emit)
     p = sub.add_parser("shaders", help="regenerate shaders/ for every registered op")
     p.add_argument("--check", action="store_true", help="only report drift (exit 1 if any)")

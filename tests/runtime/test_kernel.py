@@ -176,3 +176,27 @@ def test_closed_device_refuses_work():
     dev.close()  # idempotent
     with pytest.raises(DeviceError, match="closed"):
         kernel.run(good_inputs())
+
+
+def test_device_arrays_stay_resident_and_give_the_same_result(vk_device):
+    program = get(SEED).build_with(model_dim=16, hidden_dim=32)
+    rng = np.random.default_rng(7)
+    inputs = seed_inputs(rng, 16, 32)
+    kernel = vk_device.compile(program)
+    want = kernel.run(inputs)["grad_x"]
+    resident = dict(inputs, w1=vk_device.array(inputs["w1"]), w2=vk_device.array(inputs["w2"]))
+    plans = kernel.stats.plans_built
+    for _ in range(3):
+        np.testing.assert_array_equal(kernel.run(resident)["grad_x"], want)
+    assert kernel.stats.plans_built == plans + 1  # one plan for this resident set
+    np.testing.assert_array_equal(resident["w1"].numpy(), inputs["w1"])
+    other = dict(resident, w1=vk_device.array(inputs["w1"] * 2))
+    assert not np.array_equal(kernel.run(other)["grad_x"], want)
+
+
+def test_device_array_dtype_is_checked(vk_device):
+    kernel = vk_device.compile(get(SEED).build())
+    inputs = good_inputs()
+    inputs["w1"] = vk_device.array(np.ones(4, np.int32))
+    with pytest.raises(InputError, match="DeviceArray holds int32"):
+        kernel.run(inputs)

@@ -19,7 +19,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-import build_native  # noqa: E402
 
 CHILD = r"""
 import json, sys, time
@@ -51,6 +50,8 @@ print(json.dumps(out))
 
 
 def build_unpatched(python: str) -> Path:
+    import build_native
+
     info = build_native.python_info(python)
     build = ROOT / "build" / f"kp-nofence-{info['tag']}"
     sdist = build_native.fetch_sdist("kp", ROOT / "wheelhouse" / "sdist")
@@ -70,8 +71,10 @@ def main() -> int:
     ap.add_argument("--evals", type=int, default=2000)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--nofence-dir", type=Path, help="folder with a prebuilt kp module lacking the fence patch")
     args = ap.parse_args()
-    variants = {"fence reused (patched)": "", "fence per eval (stock)": str(build_unpatched(sys.executable))}
+    nofence = args.nofence_dir or build_unpatched(sys.executable)
+    variants = {"fence reused (patched)": "", "fence per eval (stock)": str(nofence.resolve())}
     results: dict[str, list[dict]] = {k: [] for k in variants}
     for _ in range(args.rounds):
         for label, path in variants.items():

@@ -20,6 +20,7 @@ from vyre_vk.runtime import kp_bridge
 
 if TYPE_CHECKING:
     from vyre_vk.ir import Program
+    from vyre_vk.runtime.buffer import DeviceArray
     from vyre_vk.runtime.kernel import Kernel
 
 # One invocation counts a loop whose bound it reads from a buffer (so no compiler
@@ -143,12 +144,20 @@ class Device:
     def closed(self) -> bool:
         return self._closed
 
-    def compile(self, program: "Program") -> "Kernel":
+    def compile(self, program: "Program", optimize=False) -> "Kernel":
         """Validate, lower and compile ``program`` for this device (cached by content hash).
+
+        ``optimize``: False (default) compiles the program as written; True runs every
+        optimiser pass (vyre_vk.opt), a set of pass names runs those. When a pass rewrote
+        the program the result is a :class:`vyre_vk.runtime.graph.Graph` (same ``run``
+        API; several kernels in one submission if a pass split the program).
 
         >>> kernel = dev.compile(program)          # doctest: +SKIP
         >>> out = kernel(a=np.arange(4, dtype=np.uint32))
         """
+        if optimize:
+            from vyre_vk.runtime.graph import compile_optimized
+            return compile_optimized(self, program, optimize)
         from vyre_vk.ir import validate
         from vyre_vk.lower import lower
         from vyre_vk.runtime.kernel import Kernel, check_bindings
@@ -170,6 +179,12 @@ class Device:
         with self.lock:
             kernel = self._kernels.setdefault(key, Kernel(self, program, lowered, words))
         return kernel
+
+    def array(self, data: np.ndarray) -> "DeviceArray":
+        """Upload ``data`` once; pass the result to ``Kernel.run`` to skip its per-run upload."""
+        from vyre_vk.runtime.buffer import DeviceArray
+
+        return DeviceArray(self, data)
 
     def close(self) -> None:
         """Free every Vulkan object made on this device. Idempotent."""

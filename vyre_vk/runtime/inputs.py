@@ -12,6 +12,7 @@ from typing import Any, Mapping, Sequence, Union
 import numpy as np
 
 from vyre_vk.ir import BufferDecl, DataType
+from vyre_vk.runtime.buffer import DeviceArray
 
 Inputs = Union[Mapping[str, Any], Sequence[Any], None]
 
@@ -65,6 +66,15 @@ def _coerce(decl: BufferDecl, value: Any) -> np.ndarray:
     return conv.reshape(-1)
 
 
+def _check_resident(decl: BufferDecl, value: DeviceArray) -> None:
+    if value.dtype != np.dtype(decl.element.numpy):
+        raise InputError(decl.name, f"DeviceArray holds {value.dtype.name}, the buffer is {describe(decl)}",
+                         "upload an array of the buffer's dtype")
+    if decl.count and value.size < decl.count:
+        raise InputError(decl.name, f"DeviceArray has {value.size} elements, the program declares {decl.count}",
+                         f"upload {describe(decl)}")
+
+
 class Binder:
     """Maps user inputs onto a program's bound (non-workgroup) buffers.
 
@@ -115,7 +125,12 @@ class Binder:
             if b.name not in values:  # backend-allocated output
                 arrays[b.name] = np.zeros(b.count, dtype=b.element.numpy)
                 continue
-            arr = _coerce(b, values[b.name])
+            value = values[b.name]
+            if isinstance(value, DeviceArray):
+                _check_resident(b, value)
+                arrays[b.name] = value  # type: ignore[assignment]
+                continue
+            arr = _coerce(b, value)
             if arr.size == 0:
                 raise InputError(b.name, "is empty; Vulkan buffers hold at least one element",
                                  f"pass {describe(b)}")

@@ -21,12 +21,12 @@ import numpy as np
 from vyre_vk.ir import BufferDecl, Program
 from vyre_vk.reference import dispatch_grid
 from vyre_vk.runtime import kp_bridge
+from vyre_vk.runtime.buffer import DeviceArray
 from vyre_vk.runtime.inputs import Binder, Inputs, InputError
 
 from vyre_vk.lower import TRAP_WORDS
 
 _TRAP = "\0trap"  # slot names no IR buffer can have
-_PAD = "\0pad"
 _TRAP_ZERO = np.zeros(TRAP_WORDS, np.uint32)
 
 if TYPE_CHECKING:
@@ -74,9 +74,11 @@ class _Plan:
     sequence: Any
     uploads: list[str]
     downloads: list[str]
+    resident: dict[str, DeviceArray]  # owned by the caller; kept alive, never destroyed here
 
     def destroy(self) -> None:
-        for obj in (self.sequence, self.algorithm, *self.tensors.values()):
+        owned = [t for n, t in self.tensors.items() if n not in self.resident]
+        for obj in (self.sequence, self.algorithm, *owned):
             obj.destroy()
 
 
@@ -115,12 +117,7 @@ class Kernel:
         self._check_workgroup()
         self._check_buffers()
         self._bind = Binder(self.bindings)
-        # Kompute binds tensor k at binding k: lay out every slot 0..max, padding gaps with
-        # a one-word dummy, and the lowering's trap word buffer at its own binding.
         self._trap = self.lowered.trap_binding
-        by_slot = {b.binding: b.name for b in self.bindings}
-        top = max([*by_slot, -1 if self._trap is None else self._trap])
-        self._slots: list = [by_slot.get(k, _TRAP if k == self._trap else None) for k in range(top + 1)]
 
     @property
     def glsl(self) -> str:
@@ -172,33 +169,39 @@ class Kernel:
                 "Fix: split the work, or use a 2-D/3-D workgroup shape so vyre spreads the grid.")
         return g  # type: ignore[return-value]
 
-    def _plan(self, arrays: dict[str, np.ndarray], grid: tuple[int, int, int]) -> _Plan:
-        key = (grid, *(arrays[n].size for n in self._names))
+    def _plan(self, arrays: dict, grid: tuple[int, int, int]) -> _Plan:
+        resident = {n: v for n, v in arrays.items() if isinstance(v, DeviceArray)}
+        key = (grid, *(arrays[n].size for n in self._names), *(id(v) for v in resident.values()))
         plan = self._plans.get(key)
         if plan is not None:
             self._plans.move_to_end(key)
             return plan
         mgr = self.device.manager
-        tensors = {b.name: kp_bridge.tensor(mgr, arrays[b.name]) for b in self.bindings}
-        ordered = []
-        for k, name in enumerate(self._slots):
-            if name is None:
-                tensors[f"{_PAD}{k}"] = kp_bridge.tensor(mgr, np.zeros(1, np.uint32))
-                name = f"{_PAD}{k}"
-            elif name == _TRAP:
-                tensors[_TRAP] = kp_bridge.tensor(mgr, np.zeros(TRAP_WORDS, np.uint32))
-            ordered.append(tensors[name])
+        tensors = {n: resident[n].tensor_for(self.device) if n in resident else kp_bridge.tensor(mgr, arrays[n])
+                   for n in self._names}
+        # kp binds tensor k at binding k, so a program with binding gaps (vyre's rms_norm_linear
+        # uses 0,1,2,4) gets a 1-word filler tensor in every unused slot below its largest binding.
+        by_binding = {b.binding: tensors[b.name] for b in self.bindings}
+        if self._trap is not None:  # the lowering's trap words (i32 Div/Mod, Trap nodes)
+            by_binding[self._trap] = tensors[_TRAP] = kp_bridge.tensor(mgr, np.zeros(TRAP_WORDS, np.uint32))
+        for slot in range(max(by_binding, default=-1) + 1):
+            if slot not in by_binding:
+                by_binding[slot] = tensors[f"\0unused-binding-{slot}"] = kp_bridge.tensor(
+                    mgr, np.zeros(1, np.uint32))
+        ordered = [by_binding[slot] for slot in sorted(by_binding)]
+        uploads = [n for n in self._names if n not in resident]
         algo = kp_bridge.algorithm(mgr, ordered, self.spirv, grid)
         downloads = [b.name for b in self.bindings if b.is_result]
-        uploads = [b.name for b in self.bindings]
         if self._trap is not None:
             downloads.append(_TRAP)
             uploads.append(_TRAP)
         seq = mgr.sequence()
-        seq.record(kp_bridge.sync_device(ordered)).record(kp_bridge.dispatch(algo))
+        if uploads:
+            seq.record(kp_bridge.sync_device([tensors[n] for n in uploads]))
+        seq.record(kp_bridge.dispatch(algo))
         if downloads:
             seq.record(kp_bridge.sync_local([tensors[n] for n in downloads]))
-        plan = _Plan(tensors, algo, seq, uploads, downloads)
+        plan = _Plan(tensors, algo, seq, uploads, downloads, resident)
         self._plans[key] = plan
         self.stats.plans_built += 1
         while len(self._plans) > self.max_plans:
@@ -225,7 +228,42 @@ class Kernel:
             flag, code, invocation, address = (int(w) for w in out.pop(_TRAP)[:4])
             if flag:
                 raise KernelTrap(code, self.lowered.trap_codes.get(code, "unknown trap"), invocation, address)
+        for b in self.bindings:  # with_output_byte_range: return only that slice, as the reference does
+            if b.output_byte_range is not None and b.name in out:
+                lo, hi = b.output_byte_range
+                raw = out[b.name].view(np.uint8)[lo:hi]
+                sz = b.element.size
+                out[b.name] = (raw.view(out[b.name].dtype) if lo % sz == 0 and (hi - lo) % sz == 0
+                               else raw).copy()
         return out
+
+    def profile(self, inputs: Inputs = None, *, repeats: int = 10, timestamp_period_ns: float = 1.0,
+                grid: Optional[Sequence[int]] = None) -> tuple[list[float], list[float]]:
+        """GPU and host seconds of the dispatch alone, ``repeats`` times (inputs uploaded once).
+
+        GPU time comes from timestamp queries around the dispatch, scaled by the device's
+        timestampPeriod (kp does not report it: pass it, e.g. from tools/bench's probe).
+        """
+        import time
+
+        self.run(inputs, grid=grid)  # builds the plan and leaves the inputs on the device
+        arrays = self._bind(inputs)
+        g = self.grid_for(arrays, grid)
+        gpu, host = [], []
+        with self.device.lock, self._lock:
+            plan = self._plan(arrays, g)
+            seq = self.device.manager.sequence(0, 1)
+            seq.record(kp_bridge.dispatch(plan.algorithm))
+            try:
+                for _ in range(repeats):
+                    t0 = time.perf_counter()
+                    seq.eval()
+                    host.append(time.perf_counter() - t0)
+                    ts = seq.get_timestamps()
+                    gpu.append((ts[1] - ts[0]) * timestamp_period_ns * 1e-9)
+            finally:
+                seq.destroy()
+        return gpu, host
 
     def __call__(self, **arrays: Any) -> dict[str, np.ndarray]:
         return self.run(arrays)

@@ -1,1 +1,1 @@
-from . import backward  # noqa: F401  (registers the nn ops)
+from . import activation, backward, linear, norm  # noqa: F401  (registers the nn ops)

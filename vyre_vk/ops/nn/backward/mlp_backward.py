@@ -19,6 +19,8 @@ from ...registry import OpEntry, register
 from ...wire import pack_f32_slice
 
 OP_ID = "vyre-libs::nn::mlp_backward"
+# 4 ULP: elementary ops only (nested mul/add loops, contractible to fma; vyre's program budget).
+ULP = 4
 
 
 def mlp_backward(x: str, w1: str, b1: str, w2: str, grad_out: str, grad_x: str,
@@ -101,4 +103,5 @@ ENTRY = register(OpEntry(
     test_inputs=_inputs,
     expected_output=_expected,
     category="nn",
+    ulp=ULP,
 ))

@@ -1,0 +1,10 @@
+from vyre_vk.cli import main
+
+
+def test_emit_explain_shows_changed_passes(tmp_path, capsys):
+    assert main(["emit", "vyre-libs::nn::mlp_backward", "--explain", "-o", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "* hoist_invariant: changed (h_acc, d_act, gh_act" in out and "gh depend only on `j`" in out
+    assert "* workgroup_size: changed" in out and "  constant_fold: no change" in out
+    assert "result: 2 kernel(s)" in out
+    assert (tmp_path / "vyre-libs__nn__mlp_backward.spv").exists()  # emit itself unchanged

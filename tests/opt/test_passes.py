@@ -1,0 +1,343 @@
+"""Every optimiser pass keeps the reference result bit-identical: registered ops, the
+seed op at several sizes, ~100 random programs, plus one test per safety rule."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from vyre_vk import reference
+from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program, validate, wrap_anonymous
+from vyre_vk.ir import expr as E
+from vyre_vk.ir import node as N
+from vyre_vk.ops import all_ops, get
+from vyre_vk.opt import (PASS_ORDER, coarsen, constant_fold, cse, dce, hoist_invariant, licm, optimize,
+                         workgroup_size)
+from vyre_vk.opt.analysis import walk_nodes
+from vyre_vk.reference.eval import EvalError
+from vyre_vk.testing.strategies import programs, program_inputs
+
+U32, I32, F32 = DataType.U32, DataType.I32, DataType.F32
+SEED = "vyre-libs::nn::mlp_backward"
+PASS_SETS = [[name] for name in PASS_ORDER] + [list(PASS_ORDER)]
+
+
+def same(a: dict, b: dict) -> None:
+    assert a.keys() == b.keys()
+    for k in a:
+        x, y = np.asarray(a[k]), np.asarray(b[k])
+        assert x.dtype == y.dtype and x.shape == y.shape, k
+        assert x.tobytes() == y.tobytes(), f"buffer {k} differs: {x[:8]} vs {y[:8]}"
+
+
+def check(program, inputs, passes, **kw):
+    expected = reference.run(program, inputs)
+    graph, reports = optimize(program, passes, **kw)
+    assert not any("reverted" in r.why for r in reports), reports
+    for st_ in graph.stages:
+        validate(st_)
+    same(expected, graph.run_reference(inputs))
+    return graph, reports
+
+
+def seed_inputs(d, h, seed=0):
+    rng = np.random.default_rng(seed)
+    return {"x": rng.standard_normal(d, dtype=np.float32),
+            "w1": rng.standard_normal(d * h, dtype=np.float32),
+            "b1": rng.standard_normal(h, dtype=np.float32),
+            "w2": rng.standard_normal(h * d, dtype=np.float32),
+            "grad_out": rng.standard_normal(d, dtype=np.float32)}
+
+
+# ----------------------------------------------------------------------------- registered ops
+@pytest.mark.parametrize("passes", PASS_SETS, ids=["+".join(p) if len(p) == 1 else "all" for p in PASS_SETS])
+@pytest.mark.parametrize("entry", all_ops(), ids=[e.id for e in all_ops()])
+def test_registered_vectors_identical(entry, passes):
+    program = entry.build()
+    for case in entry.test_inputs():
+        check(program, case, passes)
+
+
+@pytest.mark.parametrize("d,h", [(1, 1), (3, 5), (17, 9), (64, 33), (40, 128)])
+def test_seed_sizes_identical(d, h):
+    program = get(SEED).build_with(model_dim=d, hidden_dim=h)
+    graph, reports = check(program, seed_inputs(d, h, d * h), True)
+    assert len(graph.stages) == 2
+
+
+def test_seed_hoist_finds_the_invariant_work():
+    program = get(SEED).build_with(model_dim=8, hidden_dim=4)
+    h = hoist_invariant(program)
+    assert h is not None and h.loop_var == "j" and h.exported == ("gh",)
+    moved = [n.name for n in walk_nodes(h.prepass.entry) if isinstance(n, (N.Let, N.Assign))]
+    for name in ("h_acc", "d_act", "gh_act", "gh"):
+        assert name in moved
+    # the main program no longer has the O(M) inner loops: one loop (j) left
+    loops = [n.var for n in walk_nodes(h.main.entry) if isinstance(n, N.Loop)]
+    assert loops == ["j"]
+    assert h.scratch[0].count == 4 and h.scratch[0].element is F32
+
+
+# ----------------------------------------------------------------------------- random programs
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(programs(), st.integers(0, 3))
+def test_random_programs_identical(program, seed):
+    inputs = program_inputs(program, seed)
+    try:
+        expected = reference.run(program, inputs)
+    except EvalError:
+        return
+    for passes in PASS_SETS:
+        graph, reports = optimize(program, passes, hoist_min_loops=0)
+        assert not any("reverted" in r.why for r in reports), reports
+        for s in graph.stages:
+            validate(s)
+        same(expected, graph.run_reference(inputs))
+
+
+@st.composite
+def elementwise_programs(draw):
+    """Random elementwise maps: out[i] = f(inputs at any index, i), guarded or not."""
+    from vyre_vk.testing.strategies import _Gen, _Scope
+    base = draw(programs(max_statements=0, allow_atomics=False, allow_workgroup=False))
+    ins = {b.name: b for b in base.buffers if not b.is_result}
+    out = base.buffer("out")
+    g = _Gen(draw, ins, None, None, max_expr_depth=2)
+    scope = _Scope()
+    scope.vars.append(("i", U32, True))
+    body = [Node.let_bind("i", Expr.gid_x())]
+    stores = [Node.store("out", Expr.var("i"), g.expr(out.element, scope)) for _ in range(draw(st.integers(1, 2)))]
+    if draw(st.booleans()):
+        body.append(Node.if_then(Expr.lt(Expr.var("i"), Expr.u32(out.count)), stores))
+    else:
+        body.extend(stores)
+    wg = draw(st.sampled_from([(1, 1, 1), (4, 1, 1), (64, 1, 1)]))
+    return Program.wrapped(base.buffers, wg, [wrap_anonymous("fuzz::elementwise", body)])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(elementwise_programs(), st.integers(0, 3))
+def test_coarsen_random_elementwise_identical(program, seed):
+    inputs = program_inputs(program, seed)
+    graph, reports = check(program, inputs, ["coarsen", "workgroup_size"])
+    from vyre_vk.opt import uses_workgroup_scope
+    expected = uses_workgroup_scope(program) is None  # LocalId/WorkgroupId leaves pin the layout
+    assert [r.changed for r in reports if r.name == "coarsen"] == [expected]
+
+
+# ----------------------------------------------------------------------------- one rule each
+def _prog(body, bufs=None, wg=(64, 1, 1)):
+    bufs = bufs or [BufferDecl.read("a", 0, F32).with_count(8), BufferDecl.output("out", 1, F32).with_count(8)]
+    return Program.wrapped(bufs, wg, [wrap_anonymous("test::opt", body)])
+
+
+def test_fold_is_bit_exact_including_canonicalisation():
+    tiny = Expr.f32(1e-39)  # subnormal: the reference flushes it
+    nan = E.LitF32(0x7FA00001)  # a NaN with a payload: the reference canonicalises it
+    prog = _prog([Node.let_bind("i", Expr.gid_x()),
+                  Node.store("out", Expr.u32(0), Expr.mul(tiny, Expr.f32(1e30))),
+                  Node.store("out", Expr.u32(1), Expr.add(nan, Expr.f32(1.0))),
+                  Node.store("out", Expr.u32(2), Expr.fma(Expr.f32(0.1), Expr.f32(10.0), Expr.f32(-1.0))),
+                  Node.store("out", Expr.u32(3), Expr.cast(F32, Expr.u32(0xFFFFFFFF)))])
+    q, why = constant_fold(prog)
+    assert q != prog and "folded" in why
+    stores = [n for n in walk_nodes(q.entry) if isinstance(n, N.Store)]
+    assert all(isinstance(s.value, E.LitF32) for s in stores)
+    assert stores[0].value.bits == 0 and stores[1].value.bits == 0x7FC00000
+    same(reference.run(prog, {"a": np.ones(8, np.float32)}), reference.run(q, {"a": np.ones(8, np.float32)}))
+
+
+def test_fold_keeps_i32_division_by_zero_and_propagates_constants():
+    prog = _prog([Node.let_bind("z", Expr.i32(0)),
+                  Node.let_bind("q", Expr.div(Expr.i32(1), Expr.var("z"))),
+                  Node.let_bind("k", Expr.u32(3)),
+                  Node.store("out", Expr.var("k"), Expr.f32(1.0))])
+    q, _ = constant_fold(prog)
+    divs = [x for n in walk_nodes(q.entry) for e in N.node_exprs(n) for x in E.walk(e)
+            if isinstance(x, E.BinOpExpr) and x.op is E.BinOp.Div]
+    assert divs, "i32 1/0 must stay: the reference aborts on it"
+    assert any(isinstance(n, N.Store) and n.index == Expr.u32(3) for n in walk_nodes(q.entry))
+    with pytest.raises(EvalError):
+        reference.run(q, {"a": np.ones(8, np.float32)})
+    q2, _ = dce(q)
+    with pytest.raises(EvalError):  # DCE must not remove the trapping let either
+        reference.run(q2, {"a": np.ones(8, np.float32)})
+
+
+def test_cse_binds_repeats_once():
+    i = Expr.var("i")
+    x = Expr.mul(Expr.load("a", i), Expr.f32(3.0))
+    prog = _prog([Node.let_bind("i", Expr.gid_x()),
+                  Node.if_then(Expr.lt(i, Expr.u32(8)), [Node.store("out", i, Expr.add(x, Expr.sub(x, x)))])])
+    q, why = cse(prog)
+    assert "1 repeated" in why
+    lets = [n for n in walk_nodes(q.entry) if isinstance(n, N.Let) and n.name.startswith("cse_")]
+    assert len(lets) == 1 and lets[0].value == x
+    same(reference.run(prog, {"a": np.arange(8, dtype=np.float32)}), reference.run(q, {"a": np.arange(8, dtype=np.float32)}))
+
+
+def test_cse_respects_assignments():
+    prog = _prog([Node.let_bind("v", Expr.f32(1.0)),
+                  Node.store("out", Expr.u32(0), Expr.mul(Expr.var("v"), Expr.f32(2.0))),
+                  Node.assign("v", Expr.f32(5.0)),
+                  Node.store("out", Expr.u32(1), Expr.mul(Expr.var("v"), Expr.f32(2.0)))])
+    q, _ = cse(prog)
+    out = reference.run(q, {"a": np.ones(8, np.float32)})["out"]
+    assert out[0] == 2.0 and out[1] == 10.0
+
+
+def test_licm_does_not_hoist_loads_past_stores_to_the_same_buffer():
+    bufs = [BufferDecl.read_write("buf", 0, F32).with_count(4), BufferDecl.output("out", 1, F32).with_count(4)]
+    prog = _prog([Node.let_bind("acc", Expr.f32(0.0)),
+                  Node.loop_for("k", Expr.u32(0), Expr.u32(3), [
+                      Node.assign("acc", Expr.add(Expr.var("acc"), Expr.load("buf", Expr.u32(0)))),
+                      Node.store("buf", Expr.u32(0), Expr.add(Expr.load("buf", Expr.u32(0)), Expr.f32(1.0)))]),
+                  Node.store("out", Expr.u32(0), Expr.var("acc"))], bufs, wg=(1, 1, 1))
+    q, _ = licm(prog)
+    assert q == prog
+    same(reference.run(prog, {"buf": np.ones(4, np.float32)}), reference.run(q, {"buf": np.ones(4, np.float32)}))
+
+
+def test_licm_does_not_hoist_traps_out_of_zero_trip_loops():
+    bufs = [BufferDecl.read("d", 0, I32).with_count(1), BufferDecl.output("out", 1, I32).with_count(1)]
+    prog = _prog([Node.let_bind("s", Expr.i32(0)),
+                  Node.loop_for("k", Expr.u32(0), Expr.u32(0), [
+                      Node.assign("s", Expr.div(Expr.i32(7), Expr.load("d", Expr.u32(0))))]),
+                  Node.store("out", Expr.u32(0), Expr.var("s"))], bufs, wg=(1, 1, 1))
+    q, _ = licm(prog)
+    loop = next(n for n in walk_nodes(q.entry) if isinstance(n, N.Loop))
+    outside = [x for n in q.entry[0].body if not isinstance(n, N.Loop) for e in N.node_exprs(n) for x in E.walk(e)]
+    assert not any(isinstance(x, E.BinOpExpr) and x.op is E.BinOp.Div for x in outside)
+    assert any(isinstance(x, E.BinOpExpr) and x.op is E.BinOp.Div
+               for n in loop.body for e in N.node_exprs(n) for x in E.walk(e))
+    assert reference.run(q, {"d": np.zeros(1, np.int32)})["out"][0] == 0  # 0 trips: no 7/0
+
+
+def test_licm_hoists_pure_invariants_and_keeps_f32_order():
+    i = Expr.var("i")
+    inv = Expr.add(Expr.mul(Expr.load("a", i), Expr.f32(0.1)), Expr.f32(0.7))
+    prog = _prog([Node.let_bind("i", Expr.gid_x()), Node.let_bind("acc", Expr.f32(0.0)),
+                  Node.loop_for("k", Expr.u32(0), Expr.u32(5), [
+                      Node.assign("acc", Expr.add(Expr.var("acc"), inv))]),
+                  Node.store("out", Expr.u32(0), Expr.var("acc"))])
+    q, why = licm(prog)
+    assert "moved 1" in why
+    loop = next(n for n in walk_nodes(q.entry) if isinstance(n, N.Loop))
+    assert all(not isinstance(x, E.Load) for n in loop.body for e in N.node_exprs(n) for x in E.walk(e))
+    a = np.linspace(-3, 3, 8, dtype=np.float32)
+    same(reference.run(prog, {"a": a}), reference.run(q, {"a": a}))
+
+
+def test_workgroup_size_keeps_declared_size_when_observed():
+    for body in ([Node.store("out", Expr.local_x(), Expr.f32(1.0))],
+                 [Node.barrier(), Node.store("out", Expr.u32(0), Expr.f32(1.0))],
+                 [Node.store("out", Expr.workgroup_x(), Expr.f32(1.0))]):
+        p = _prog(body)
+        q, _ = workgroup_size(p, 256)
+        assert q == p
+    p = _prog([Node.store("out", Expr.gid_x(), Expr.f32(1.0))], wg=(4, 2, 1))
+    assert workgroup_size(p, 256)[0] == p
+
+
+def test_workgroup_size_keeps_the_invocation_set_for_unguarded_tails():
+    # 8 outputs at local size 4 -> 8 invocations; at 256 the extra ids must not store
+    bufs = [BufferDecl.read("a", 0, U32).with_count(8), BufferDecl.output("out", 1, U32).with_count(8)]
+    p = _prog([Node.store("out", Expr.rem(Expr.gid_x(), Expr.u32(8)), Expr.gid_x())], bufs, wg=(4, 1, 1))
+    q, why = workgroup_size(p, 256)
+    assert q.workgroup_size == (256, 1, 1) and "global ids unchanged" in why
+    same(reference.run(p, {"a": np.zeros(8, np.uint32)}), reference.run(q, {"a": np.zeros(8, np.uint32)}))
+    # runtime-sized result buffer: the guard is computed from buf_len
+    bufs = [BufferDecl.read_write("rw", 0, U32).with_count(1)]
+    p = _prog([Node.store("rw", Expr.rem(Expr.gid_x(), Expr.u32(5)), Expr.gid_x())], bufs, wg=(4, 1, 1))
+    q, _ = workgroup_size(p, 256)
+    for n in (1, 5, 9, 300):
+        same(reference.run(p, {"rw": np.zeros(n, np.uint32)}), reference.run(q, {"rw": np.zeros(n, np.uint32)}))
+
+
+def test_coarsen_only_elementwise():
+    i = Expr.var("i")
+    ew = _prog([Node.let_bind("i", Expr.gid_x()),
+                Node.if_then(Expr.lt(i, Expr.u32(8)), [Node.store("out", i, Expr.sqrt(Expr.load("a", i)))])])
+    q, why = coarsen(ew)
+    assert q != ew and "4 elements per invocation" in why
+    a = np.arange(8, dtype=np.float32)
+    same(reference.run(ew, {"a": a}), reference.run(q, {"a": a}))
+    shifted = _prog([Node.let_bind("i", Expr.gid_x()),
+                     Node.store("out", Expr.add(i, Expr.u32(1)), Expr.load("out", i))])
+    assert coarsen(shifted)[0] == shifted
+
+
+def test_optimize_rejects_unknown_pass_and_reports_every_pass():
+    with pytest.raises(ValueError, match="unknown optimiser pass"):
+        optimize(get(SEED).build(), ["nope"])
+    _, reports = optimize(get(SEED).build())
+    assert [r.name for r in reports] == list(PASS_ORDER)
+    assert all((r.why != "") == r.changed for r in reports)
+    graph, reports = optimize(get(SEED).build(), False)
+    assert graph.single == get(SEED).build() and reports == []
+
+
+@st.composite
+def seed_like_programs(draw):
+    """Random programs shaped like the seed op: per-invocation accumulation over a loop `j`
+    whose body mixes j-only values (hoistable, incl. inner accumulate loops) and
+    invocation-dependent ones, so hoist_invariant fires with varied splits."""
+    from vyre_vk.testing.strategies import _Gen, _Scope
+    base = draw(programs(max_statements=0, allow_atomics=False, allow_workgroup=False))
+    ins = {b.name: b for b in base.buffers if not b.is_result}
+    out = base.buffer("out")
+    g = _Gen(draw, ins, None, None, max_expr_depth=2)
+    scope = _Scope()
+    scope.vars.append(("i", U32, True))
+    jscope = scope.child()
+    jscope.vars.append(("j", U32, True))
+    body = []
+    for k in range(draw(st.integers(1, 4))):
+        t = draw(st.sampled_from([U32, I32, F32]))
+        name = f"h{k}"
+        body.append(Node.let_bind(name, g.expr(t, jscope)))
+        if draw(st.booleans()):
+            inner = jscope.child()
+            inner.vars.append((f"m{k}", U32, True))
+            body.append(Node.loop_for(f"m{k}", Expr.u32(0), Expr.u32(draw(st.integers(0, 3))), [
+                Node.assign(name, g.expr(t, inner))]))
+        jscope.vars.append((name, t, False))
+        if draw(st.booleans()):  # an invocation-dependent statement in the middle
+            body.append(Node.assign("acc", Expr.add(Expr.var("acc"), g.expr(out.element, jscope))))
+    body.append(Node.assign("acc", Expr.add(Expr.var("acc"), g.expr(out.element, jscope))))
+    zero = {U32: Expr.u32(0), I32: Expr.i32(0), F32: Expr.f32(0.0)}[out.element]
+    lo, n = draw(st.integers(0, 2)), draw(st.integers(1, 6))
+    entry = [Node.let_bind("i", Expr.gid_x()),
+             Node.if_then(Expr.lt(Expr.var("i"), Expr.u32(out.count)), [
+                 Node.let_bind("acc", zero),
+                 Node.loop_for("j", Expr.u32(lo), Expr.u32(lo + n), body),
+                 Node.store("out", Expr.var("i"), Expr.var("acc"))])]
+    return Program.wrapped(base.buffers, draw(st.sampled_from([(1, 1, 1), (4, 1, 1), (64, 1, 1)])),
+                           [wrap_anonymous("fuzz::seedlike", entry)])
+
+
+HOISTED = []
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed_like_programs(), st.integers(0, 3))
+def test_hoist_random_seed_like_identical(program, seed):
+    inputs = program_inputs(program, seed)
+    try:
+        expected = reference.run(program, inputs)
+    except EvalError:
+        return
+    for passes in (["hoist_invariant"], list(PASS_ORDER)):
+        graph, reports = optimize(program, passes, hoist_min_loops=0)
+        assert not any("reverted" in r.why for r in reports), reports
+        for s in graph.stages:
+            validate(s)
+        same(expected, graph.run_reference(inputs))
+        HOISTED.append(len(graph.stages) > 1)
+
+
+def test_hoist_fired_on_random_programs():
+    if not HOISTED:
+        pytest.skip("runs after test_hoist_random_seed_like_identical")
+    assert sum(HOISTED) >= len(HOISTED) // 10, f"hoisted in {sum(HOISTED)} of {len(HOISTED)}"

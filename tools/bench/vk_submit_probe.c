@@ -1,0 +1,98 @@
+/* Raw Vulkan floor for submit+wait: one pre-recorded empty command buffer, one
+   reused fence, waited on with vkWaitForFences or by spinning on vkGetFenceStatus.
+   Also reports the limits Kompute's Python API does not expose.
+   Prints one JSON object. Build: gcc -O2 vk_submit_probe.c -o vk_submit_probe -lvulkan
+   Usage: vk_submit_probe [device_index] [reps] */
+#include <vulkan/vulkan.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define CHECK(call) do { VkResult r = (call); if (r != VK_SUCCESS) { \
+  fprintf(stderr, "%s failed: %d\n", #call, (int)r); return 1; } } while (0)
+
+static double now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+  uint32_t want = argc > 1 ? (uint32_t)atoi(argv[1]) : 0;
+  int reps = argc > 2 ? atoi(argv[2]) : 2000;
+  VkApplicationInfo app = {VK_STRUCTURE_TYPE_APPLICATION_INFO, NULL, "vyre-vk-probe", 1, "vyre-vk", 1, VK_API_VERSION_1_1};
+  VkInstanceCreateInfo ici = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, NULL, 0, &app, 0, NULL, 0, NULL};
+  VkInstance instance;
+  CHECK(vkCreateInstance(&ici, NULL, &instance));
+  uint32_t count = 0;
+  CHECK(vkEnumeratePhysicalDevices(instance, &count, NULL));
+  if (want >= count || count > 16) { fprintf(stderr, "no Vulkan device %u (%u found)\n", want, count); return 1; }
+  VkPhysicalDevice devices[16];
+  CHECK(vkEnumeratePhysicalDevices(instance, &count, devices));
+  VkPhysicalDevice pd = devices[want];
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(pd, &props);
+
+  uint32_t nfam = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &nfam, NULL);
+  VkQueueFamilyProperties fams[32];
+  if (nfam > 32) nfam = 32;
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &nfam, fams);
+  uint32_t family = UINT32_MAX;
+  for (uint32_t i = 0; i < nfam && family == UINT32_MAX; i++)
+    if (fams[i].queueFlags & VK_QUEUE_COMPUTE_BIT) family = i;  /* Kompute's choice too */
+  if (family == UINT32_MAX) { fprintf(stderr, "no compute queue\n"); return 1; }
+
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo qci = {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, NULL, 0, family, 1, &priority};
+  VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, NULL, 0, 1, &qci, 0, NULL, 0, NULL, NULL};
+  VkDevice device;
+  CHECK(vkCreateDevice(pd, &dci, NULL, &device));
+  VkQueue queue;
+  vkGetDeviceQueue(device, family, 0, &queue);
+  VkCommandPoolCreateInfo pci = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL, 0, family};
+  VkCommandPool pool;
+  CHECK(vkCreateCommandPool(device, &pci, NULL, &pool));
+  VkCommandBufferAllocateInfo cai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL, pool,
+                                     VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
+  VkCommandBuffer cmd;
+  CHECK(vkAllocateCommandBuffers(device, &cai, &cmd));
+  VkCommandBufferBeginInfo begin = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL, 0, NULL};
+  CHECK(vkBeginCommandBuffer(cmd, &begin));
+  CHECK(vkEndCommandBuffer(cmd));
+  VkFenceCreateInfo fci = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, NULL, 0};
+  VkFence fence;
+  CHECK(vkCreateFence(device, &fci, NULL, &fence));
+  VkSubmitInfo submit = {VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &cmd, 0, NULL};
+
+  double *t = malloc(sizeof(double) * (size_t)reps);
+  double median[2];
+  for (int spin = 0; spin < 2; spin++) {
+    for (int r = -50; r < reps; r++) {  /* 50 warm-up submissions */
+      double t0 = now_us();
+      CHECK(vkQueueSubmit(queue, 1, &submit, fence));
+      if (spin) { while (vkGetFenceStatus(device, fence) == VK_NOT_READY) { } }
+      else CHECK(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX));
+      double t1 = now_us();
+      CHECK(vkResetFences(device, 1, &fence));
+      if (r >= 0) t[r] = t1 - t0;
+    }
+    qsort(t, (size_t)reps, sizeof(double), cmp_double);
+    median[spin] = t[reps / 2];
+  }
+  printf("{\"device\": \"%s\", \"timestamp_period_ns\": %.4f, \"max_storage_buffer_range\": %u, "
+         "\"max_compute_shared_memory\": %u, \"submit_wait_fence_us\": %.2f, \"submit_wait_spin_us\": %.2f}\n",
+         props.deviceName, props.limits.timestampPeriod, props.limits.maxStorageBufferRange,
+         props.limits.maxComputeSharedMemorySize, median[0], median[1]);
+  free(t);
+  vkDestroyFence(device, fence, NULL);
+  vkDestroyCommandPool(device, pool, NULL);
+  vkDestroyDevice(device, NULL);
+  vkDestroyInstance(instance, NULL);
+  return 0;
+}

@@ -1,0 +1,81 @@
+"""Shared kernel skeletons of vyre-libs/src/builder.rs.
+
+- ``build_indexed_map``: ``for i < count: out[dst(i)] = value(i)`` inside
+  ``Region(op_id){ Region("vyre-libs::substrate::indexed_map", parent=op_id){...} }``.
+- ``strided_accumulate_child`` / ``strided_accumulate2_child`` / ``strided_writeback_child``:
+  workgroup-0 loops over ``idx = chunk*tile + local`` (the parent binds ``local``).
+
+Example::
+
+    >>> from vyre_vk.ir import BufferDecl, DataType, Expr
+    >>> p = build_indexed_map("demo::copy", [BufferDecl.read("a", 0, DataType.U32).with_count(4),
+    ...     BufferDecl.output("o", 1, DataType.U32).with_count(4)], "o", 4, (64, 1, 1),
+    ...     lambda i: (i, Expr.load("a", i)))
+    >>> p.entry[0].body[0].generator
+    'vyre-libs::substrate::indexed_map'
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from ..ir import Expr, Node, Program, wrap_anonymous, wrap_child
+
+INDEXED_MAP_OP_ID = "vyre-libs::substrate::indexed_map"
+STRIDED_ACCUMULATE_OP_ID = "vyre-libs::substrate::strided_accumulate"
+STRIDED_WRITEBACK_OP_ID = "anonymous::vyre-libs::substrate::strided_writeback"
+
+
+def build_indexed_map(op_id: str, buffers: Sequence, output: str, count: int,
+                      workgroup_size: Sequence[int], f: Callable[[Expr], tuple]) -> Program:
+    i = Expr.var("i")
+    dst_index, value = f(i)
+    child_body = [
+        Node.let_bind("i", Expr.gid_x()),
+        Node.if_then(Expr.lt(i, Expr.u32(count)), [Node.store(output, dst_index, value)]),
+    ]
+    return Program.wrapped(list(buffers), tuple(workgroup_size),
+                           [wrap_anonymous(op_id, [wrap_child(INDEXED_MAP_OP_ID, op_id, child_body)])])
+
+
+def _strided_loop(tile: int, chunks: int, n: int, guarded_body: list) -> Node:
+    return Node.loop_for("chunk", Expr.u32(0), Expr.u32(chunks), [
+        Node.let_bind("idx", Expr.add(Expr.mul(Expr.var("chunk"), Expr.u32(tile)), Expr.var("local"))),
+        Node.if_then(Expr.lt(Expr.var("idx"), Expr.u32(n)), guarded_body),
+    ])
+
+
+def _wg0() -> Expr:
+    return Expr.eq(Expr.workgroup_x(), Expr.u32(0))
+
+
+def strided_accumulate_child(parent_op_id: str, tile: int, chunks: int, n: int, acc_name: str,
+                             initial: Expr, scratch: str, step: Callable[[Expr, Expr], Expr]):
+    idx = Expr.var("idx")
+    body = [Node.if_then(_wg0(), [
+        Node.let_bind(acc_name, initial),
+        _strided_loop(tile, chunks, n, [Node.assign(acc_name, step(idx, Expr.var(acc_name)))]),
+        Node.store(scratch, Expr.var("local"), Expr.var(acc_name)),
+    ])]
+    return wrap_child(STRIDED_ACCUMULATE_OP_ID, parent_op_id, body)
+
+
+def strided_accumulate2_child(parent_op_id: str, tile: int, chunks: int, n: int, first: tuple, second: tuple):
+    """``first``/``second`` = (acc_name, initial, scratch, step(idx, acc))."""
+    (n1, i1, s1, f1), (n2, i2, s2, f2) = first, second
+    idx = Expr.var("idx")
+    body = [Node.if_then(_wg0(), [
+        Node.let_bind(n1, i1),
+        Node.let_bind(n2, i2),
+        _strided_loop(tile, chunks, n, [Node.assign(n1, f1(idx, Expr.var(n1))),
+                                        Node.assign(n2, f2(idx, Expr.var(n2)))]),
+        Node.store(s1, Expr.var("local"), Expr.var(n1)),
+        Node.store(s2, Expr.var("local"), Expr.var(n2)),
+    ])]
+    return wrap_child(STRIDED_ACCUMULATE_OP_ID, parent_op_id, body)
+
+
+def strided_writeback_child(parent_op_id: str, tile: int, chunks: int, n: int, output: str,
+                            prelude: Sequence, value: Callable[[Expr], Expr]):
+    idx = Expr.var("idx")
+    guarded = list(prelude) + [_strided_loop(tile, chunks, n, [Node.store(output, idx, value(idx))])]
+    return wrap_child(STRIDED_WRITEBACK_OP_ID, parent_op_id, [Node.if_then(_wg0(), guarded)])

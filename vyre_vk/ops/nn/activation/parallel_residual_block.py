@@ -1,0 +1,51 @@
+"""`vyre-libs::nn::parallel_residual_block`: ``out = (x + attn) + mlp`` on f32
+(port of vyre-libs/src/nn/activation/parallel_residual_block.rs). Guard ``i < n``,
+workgroup [64,1,1]; n == 0 is an error (vyre returns Err).
+
+Example::
+
+    >>> parallel_residual_block("x", "attn", "mlp", "out", 4).buffers[3].binding
+    3
+"""
+from __future__ import annotations
+
+from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ...registry import OpEntry, register
+from ...wire import pack_f32_slice
+
+OP_ID = "vyre-libs::nn::parallel_residual_block"
+# 4 ULP: elementary ops only (two f32 adds; vyre's program budget).
+ULP = 4
+
+
+def parallel_residual_block(x: str, attn_out: str, mlp_out: str, output: str, n: int) -> Program:
+    if n == 0:
+        raise ValueError("Fix: n=0")
+    i = Expr.var("i")
+    result = Expr.add(Expr.add(Expr.load(x, i), Expr.load(attn_out, i)), Expr.load(mlp_out, i))
+    body = [
+        Node.let_bind("i", Expr.gid_x()),
+        Node.if_then(Expr.lt(i, Expr.u32(n)), [Node.store(output, i, result)]),
+    ]
+    return Program.wrapped(
+        [BufferDecl.storage(x, 0, BufferAccess.ReadOnly, DataType.F32).with_count(n),
+         BufferDecl.storage(attn_out, 1, BufferAccess.ReadOnly, DataType.F32).with_count(n),
+         BufferDecl.storage(mlp_out, 2, BufferAccess.ReadOnly, DataType.F32).with_count(n),
+         BufferDecl.output(output, 3, DataType.F32).with_count(n)],
+        (64, 1, 1),
+        [wrap_anonymous(OP_ID, body)],
+    )
+
+
+def _build(n: int = 4) -> Program:
+    return parallel_residual_block("x", "attn", "mlp", "out", n)
+
+
+ENTRY = register(OpEntry(
+    id=OP_ID, build=_build, builder=_build, params={"n": 4},
+    test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0]), pack_f32_slice([0.1, 0.2, 0.3, 0.4]),
+                          pack_f32_slice([0.01, 0.02, 0.03, 0.04])]],
+    # vyre lists the f32 literals 1.11, 2.22, 3.33, 4.44 (not the computed sums; see tests/ops).
+    expected_output=lambda: [[pack_f32_slice([1.11, 2.22, 3.33, 4.44])]],
+    category="nn", ulp=ULP,
+))

@@ -1,0 +1,48 @@
+"""`vyre-libs::nn::qk_gain_backward`: ``grad_q[i] = grad_out[i] * gain[i / (seq_len*head_dim)]``
+(port of vyre-libs/src/nn/backward/qk_gain_backward.rs). Buffers gain ro f32 (binding 0,
+num_heads), grad_out ro f32 (binding 1, total), grad_q f32 output (binding 2, total).
+
+Example::
+
+    >>> qk_gain_backward("gain", "grad_out", "grad_q", 2, 1, 2).buffers[0].count
+    2
+"""
+from __future__ import annotations
+
+from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ...registry import OpEntry, register
+from ...wire import pack_f32_slice
+
+OP_ID = "vyre-libs::nn::qk_gain_backward"
+# 4 ULP: elementary ops only (one multiply; vyre's program budget).
+ULP = 4
+
+
+def qk_gain_backward(gain: str, grad_out: str, grad_q: str, num_heads: int, seq_len: int,
+                     head_dim: int) -> Program:
+    total, per_head = num_heads * seq_len * head_dim, seq_len * head_dim
+    i = Expr.var("i")
+    grad = Expr.mul(Expr.load(grad_out, i), Expr.load(gain, Expr.div(i, Expr.u32(per_head))))
+    body = [
+        Node.let_bind("i", Expr.gid_x()),
+        Node.if_then(Expr.lt(i, Expr.u32(total)), [Node.store(grad_q, i, grad)]),
+    ]
+    return Program.wrapped(
+        [BufferDecl.storage(gain, 0, BufferAccess.ReadOnly, DataType.F32).with_count(num_heads),
+         BufferDecl.storage(grad_out, 1, BufferAccess.ReadOnly, DataType.F32).with_count(total),
+         BufferDecl.output(grad_q, 2, DataType.F32).with_count(total)],
+        (64, 1, 1),
+        [wrap_anonymous(OP_ID, body)],
+    )
+
+
+def _build(num_heads: int = 2, seq_len: int = 1, head_dim: int = 2) -> Program:
+    return qk_gain_backward("gain", "grad_out", "grad_q", num_heads, seq_len, head_dim)
+
+
+ENTRY = register(OpEntry(
+    id=OP_ID, build=_build, builder=_build, params={"num_heads": 2, "seq_len": 1, "head_dim": 2},
+    test_inputs=lambda: [[pack_f32_slice([5.25, 3.0]), pack_f32_slice([1.0] * 4), bytes(16)]],
+    expected_output=lambda: [[pack_f32_slice([5.25, 5.25, 3.0, 3.0])]],
+    category="nn", ulp=ULP,
+))

@@ -1,0 +1,39 @@
+"""Shared fused linear + activation skeleton (vyre-libs/src/nn/linear/inner/fused_activation.rs):
+``i < out_dim: acc = b[i]; for k < in_dim: acc = acc + x[k]*w[k*out_dim + i]; out[i] = act(acc)``.
+Buffers x (0, in_dim), w (1, in_dim*out_dim), b (2, out_dim) ro f32; out f32 output (3, out_dim).
+Workgroup [64,1,1]."""
+from __future__ import annotations
+
+from typing import Callable
+
+from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+
+
+def linear_fused_activation(op_name: str, op_id: str, x: str, w: str, b: str, out: str, in_dim: int,
+                            out_dim: int, activation: Callable[[Expr], Expr]) -> Program:
+    if in_dim == 0:
+        raise ValueError(f"Fix: {op_name} in_dim=0 is invalid: empty reduction")
+    if out_dim == 0:
+        raise ValueError(f"Fix: {op_name} out_dim=0 is invalid: empty output")
+    if in_dim * out_dim > 0xFFFFFFFF:
+        raise ValueError(f"Fix: {op_name} in_dim*out_dim overflows u32; reduce dimensions.")
+    i, k = Expr.var("i"), Expr.var("k")
+    body = [
+        Node.let_bind("i", Expr.gid_x()),
+        Node.if_then(Expr.lt(i, Expr.u32(out_dim)), [
+            Node.let_bind("acc", Expr.load(b, i)),
+            Node.loop_for("k", Expr.u32(0), Expr.u32(in_dim), [
+                Node.assign("acc", Expr.add(Expr.var("acc"), Expr.mul(
+                    Expr.load(x, k), Expr.load(w, Expr.add(Expr.mul(k, Expr.u32(out_dim)), i))))),
+            ]),
+            Node.store(out, i, activation(Expr.var("acc"))),
+        ]),
+    ]
+    return Program.wrapped(
+        [BufferDecl.storage(x, 0, BufferAccess.ReadOnly, DataType.F32).with_count(in_dim),
+         BufferDecl.storage(w, 1, BufferAccess.ReadOnly, DataType.F32).with_count(in_dim * out_dim),
+         BufferDecl.storage(b, 2, BufferAccess.ReadOnly, DataType.F32).with_count(out_dim),
+         BufferDecl.output(out, 3, DataType.F32).with_count(out_dim)],
+        (64, 1, 1),
+        [wrap_anonymous(op_id, body)],
+    )

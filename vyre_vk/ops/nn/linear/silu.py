@@ -1,0 +1,38 @@
+"""`vyre-libs::nn::linear_silu`: ``out[i] = silu(b[i] + sum_k x[k]*w[k*out_dim + i])`` with
+``silu(z) = flush_tiny(z * (1/(1+exp(-z))))`` (port of vyre-libs/src/nn/linear/inner/silu.rs).
+
+Example::
+
+    >>> linear_silu("x", "w", "b", "out", 4, 4).entry[0].generator
+    'vyre-libs::nn::linear_silu'
+"""
+from __future__ import annotations
+
+from ....ir import Program
+from ...registry import OpEntry, register
+from ...wire import pack_f32_slice
+from ..activation.silu import silu_expr
+from .fused_activation import linear_fused_activation
+
+OP_ID = "vyre-libs::nn::linear_silu"
+# 128 ULP: the program uses Exp (vyre's transcendental budget; no explicit entry).
+ULP = 128
+
+
+def linear_silu(x: str, w: str, b: str, out: str, in_dim: int, out_dim: int) -> Program:
+    return linear_fused_activation("linear_silu", OP_ID, x, w, b, out, in_dim, out_dim, silu_expr)
+
+
+def _build(in_dim: int = 4, out_dim: int = 4) -> Program:
+    return linear_silu("x", "w", "b", "out", in_dim, out_dim)
+
+
+ENTRY = register(OpEntry(
+    id=OP_ID, build=_build, builder=_build, params={"in_dim": 4, "out_dim": 4},
+    test_inputs=lambda: [[pack_f32_slice([float(i) for i in range(4)]),
+                          pack_f32_slice([float(i) for i in range(16)]),
+                          pack_f32_slice([0.0] * 4)]],
+    # vyre computes z / (1 + exp(-z)) for z = 56 + 6i on the host; exp(-56) vanishes next to 1
+    expected_output=lambda: [[pack_f32_slice([56.0, 62.0, 68.0, 74.0])]],
+    category="nn", ulp=ULP,
+))

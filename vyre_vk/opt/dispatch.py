@@ -1,0 +1,149 @@
+"""Workgroup-size freedom and elementwise coarsening: the two passes that change how a
+program is dispatched without changing what any global invocation id computes.
+
+Both keep the exact set of global invocation ids the original dispatch ran: the rewritten
+body is guarded by ``gid < T`` where T is the original program's invocation total
+(ceil(n / wg) * wg, n = the largest result-buffer length, as vyre's grid rule; a literal
+when every result buffer has a fixed size, else computed from ``buf_len``).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..ir import expr as E
+from ..ir import node as N
+from ..ir.program import Program, Region
+from .analysis import NameSource, all_names, map_expr, node_all_exprs, program_nodes, replace_entry, uses_workgroup_scope
+
+WG_GENERATOR = "vyre_vk.opt.workgroup_size"
+COARSEN_GENERATOR = "vyre_vk.opt.coarsen"
+COARSEN_FACTOR = 4
+
+#: Best 1-D local size per device class. nvidia/amd from MEASUREMENTS.md (H200 axpy:
+#: 256 -> 3.28 TB/s vs 64 -> 1.27 TB/s); llvmpipe measured with tools/bench/seed_passes.py
+#: --wg (lavapipe, 2 cores: see the opt branch report).
+BEST_LOCAL_SIZE = {"nvidia": 256, "amd": 256, "intel": 256, "llvmpipe": 256, "default": 256}
+
+
+def device_class(device_name: str) -> str:
+    """'nvidia', 'amd', 'intel', 'llvmpipe' or 'default', from a Vulkan device name."""
+    low = (device_name or "").lower()
+    for key, cls in (("llvmpipe", "llvmpipe"), ("lavapipe", "llvmpipe"), ("nvidia", "nvidia"),
+                     ("geforce", "nvidia"), ("amd", "amd"), ("radeon", "amd"), ("intel", "intel")):
+        if key in low:
+            return cls
+    return "default"
+
+
+def _one_d(p: Program) -> bool:
+    return tuple(p.workgroup_size)[1:] == (1, 1)
+
+
+def invocation_total(p: Program) -> Optional[E.Expr]:
+    """The number of invocations vyre's grid rule dispatches for `p` (1-D shapes, programs
+    without atomics/workgroup memory), as an expression; None if `p` has no result buffer."""
+    outs = [b for b in p.buffers if b.is_result]
+    if not outs:
+        return None
+    sx = int(p.workgroup_size[0])
+    if all(b.backend_allocated for b in outs):
+        n = max(max(b.count for b in outs), 1)
+        return E.LitU32(-(-n // sx) * sx)
+    n: E.Expr = E.LitU32(1)
+    for b in outs:
+        n = E.BinOpExpr(E.BinOp.Max, n, E.LitU32(b.count) if b.backend_allocated else E.BufLen(b.name))
+    if sx == 1:
+        return n
+    wgs = E.BinOpExpr(E.BinOp.Div, E.BinOpExpr(E.BinOp.Add, n, E.LitU32(sx - 1)), E.LitU32(sx))
+    return E.BinOpExpr(E.BinOp.Mul, wgs, E.LitU32(sx))
+
+
+def workgroup_size(p: Program, local_size: int = 256) -> tuple[Program, str]:
+    """Dispatch a program that observes nothing workgroup-scoped at `local_size`."""
+    sx = int(p.workgroup_size[0])
+    why = uses_workgroup_scope(p)
+    if why or not _one_d(p) or sx == local_size or local_size % sx or any(
+            isinstance(n, N.Region) and n.generator == WG_GENERATOR for n in p.entry):
+        return p, ""
+    total = invocation_total(p)
+    if total is None:
+        return p, ""
+    body: tuple = tuple(p.entry)
+    new_total = invocation_total(Program(p.buffers, (local_size, 1, 1), p.entry))
+    if not (isinstance(total, E.LitU32) and isinstance(new_total, E.LitU32) and total == new_total):
+        body = (N.If(E.BinOpExpr(E.BinOp.Lt, E.InvocationId(0), total), body, ()),)
+    q = Program(p.buffers, (local_size, 1, 1), (Region(WG_GENERATOR, None, body),), p.entry_op_id,
+                p.non_composable_with_self)
+    return q, (f"uses nothing workgroup-scoped: local size {sx} -> {local_size} (best for this device class); "
+               "global ids unchanged")
+
+
+def coarsen_factor(p: Program) -> int:
+    """Invocations folded into one by the coarsening pass (1 if not coarsened)."""
+    if len(p.entry) == 1 and isinstance(p.entry[0], Region) and p.entry[0].generator.startswith(COARSEN_GENERATOR + ":"):
+        return int(p.entry[0].generator.split(":")[1])
+    return 1
+
+
+def _elementwise(p: Program) -> Optional[str]:
+    """None if every written element is the invocation's own (index == gid.x), else why not."""
+    if uses_workgroup_scope(p):
+        return "workgroup-scoped"
+    if not _one_d(p):
+        return "multi-axis workgroup"
+    if coarsen_factor(p) != 1:
+        return "already coarsened"
+    if any(isinstance(n, N.Loop) for n in program_nodes(p)):
+        return "has loops (not a light elementwise map)"
+    gid_vars = set()
+    from .analysis import assigned_vars
+    assigned = assigned_vars(p.entry)
+    for n in program_nodes(p):
+        if isinstance(n, N.Let) and n.value == E.InvocationId(0) and n.name not in assigned:
+            gid_vars.add(n.name)
+        if isinstance(n, (N.Return, N.Trap)):
+            return "return/trap"
+    own = lambda e: e == E.InvocationId(0) or (isinstance(e, E.Var) and e.name in gid_vars)  # noqa: E731
+    written = {n.buffer for n in program_nodes(p) if isinstance(n, N.Store)}
+    if not written:
+        return "no stores"
+    for n in program_nodes(p):
+        if isinstance(n, N.Store) and not own(n.index):
+            return "store at a computed index"
+    for x in node_all_exprs(p.entry):
+        if isinstance(x, E.Load) and x.buffer in written and not own(x.index):
+            return "reads another invocation's element"
+    return None
+
+
+def coarsen(p: Program, factor: int = COARSEN_FACTOR) -> tuple[Program, str]:
+    """Each invocation of an elementwise program handles `factor` consecutive elements."""
+    if _elementwise(p) is not None:
+        return p, ""
+    total = invocation_total(p)
+    if total is None:
+        return p, ""
+    fresh = NameSource(all_names(p), "co_")
+    base, c, g = fresh("base"), fresh("k"), fresh("g")
+    sub = lambda e: map_expr(e, lambda x: E.Var(g) if x == E.InvocationId(0) else None)  # noqa: E731
+    from .analysis import map_node_exprs, with_bodies
+
+    def rw(nodes):
+        out = []
+        for n in nodes:
+            n = map_node_exprs(n, sub)
+            if N.node_bodies(n):
+                n = with_bodies(n, [rw(b) for _, b in N.node_bodies(n)])
+            out.append(n)
+        return tuple(out)
+
+    body = (
+        N.Let(base, E.BinOpExpr(E.BinOp.Mul, E.InvocationId(0), E.LitU32(factor))),
+        N.Loop(c, E.LitU32(0), E.LitU32(factor), (
+            N.Let(g, E.BinOpExpr(E.BinOp.Add, E.Var(base), E.Var(c))),
+            N.If(E.BinOpExpr(E.BinOp.Lt, E.Var(g), total), rw(p.entry), ()),
+        )),
+    )
+    q = Program(p.buffers, p.workgroup_size, (Region(f"{COARSEN_GENERATOR}:{factor}", None, body),),
+                p.entry_op_id, p.non_composable_with_self)
+    return q, f"elementwise (each invocation writes only its own element): {factor} elements per invocation"

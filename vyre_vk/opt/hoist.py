@@ -1,0 +1,186 @@
+"""Invocation-invariant hoisting: work every invocation repeats identically moves into a
+pre-pass kernel that computes it once per loop iteration and leaves it in a scratch buffer.
+
+Found from the IR's data dependences alone. In a loop ``for j in A..B`` (literal bounds)
+the statements of its body whose values depend only on ``j``, literals, loads from buffers
+the program never writes and each other (no invocation id, no effect, no trap) are
+*invariant*. They run in a pre-pass program with one invocation per ``j`` (same
+statements, same operation order, so the values are bit-identical); the variables the
+rest of the body reads are stored to one scratch buffer each, and the main program's
+loop body starts with ``let v = scratch_v[j - A]`` instead of computing them.
+
+An invariant statement is kept in the main body if a non-invariant statement before it
+reads a variable it writes (moving it would change what that statement sees). For the
+seed op (mlp_backward) this moves h_acc, d_act, gh_act and gh out of every invocation:
+O(M^2 H) work becomes O(M H).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+from ..ir import expr as E
+from ..ir import node as N
+from ..ir.program import BufferDecl, Program, Region
+from ..ir.types import BufferAccess
+from ..reference.eval import _has_workgroup_or_atomic
+from .analysis import (INVOCATION_EXPRS, Facts, NameSource, all_names, assigned_vars, read_vars, replace_entry,
+                       walk_nodes, with_bodies)
+
+HOIST_GENERATOR = "vyre_vk.opt.hoist_invariant"
+MAX_SCRATCH_ELEMENTS = 1 << 24
+
+
+@dataclasses.dataclass(frozen=True)
+class Hoisted:
+    """The result of one hoisting: the pre-pass, the rewritten program, the scratch buffers."""
+    prepass: Program
+    main: Program
+    scratch: tuple[BufferDecl, ...]
+    exported: tuple[str, ...]
+    loop_var: str
+    moved: tuple[str, ...] = ()  # variables the pre-pass computes (top-level lets moved)
+
+
+class _Finder:
+    def __init__(self, p: Program, min_loops: int) -> None:
+        self.p = p
+        self.facts = Facts(p)
+        self.min_loops = min_loops
+
+    def value_ok(self, e: E.Expr, allowed: set) -> bool:
+        if self.facts.may_trap(e):
+            return False
+        for x in E.walk(e):
+            if isinstance(x, INVOCATION_EXPRS):
+                return False
+            if isinstance(x, E.Var) and x.name not in allowed:
+                return False
+            if isinstance(x, E.Load) and (x.buffer in self.facts.written or x.buffer in self.facts.workgroup_bufs):
+                return False
+        return True
+
+    def list_ok(self, nodes, allowed: set, assignable: set) -> bool:
+        allowed, assignable = set(allowed), set(assignable)
+        for n in nodes:
+            if not self.stmt_ok(n, allowed, assignable):
+                return False
+            if isinstance(n, N.Let):
+                allowed.add(n.name)
+                assignable.add(n.name)
+        return True
+
+    def stmt_ok(self, n, allowed: set, assignable: set) -> bool:
+        if isinstance(n, N.Let):
+            return self.value_ok(n.value, allowed)
+        if isinstance(n, N.Assign):
+            return n.name in assignable and self.value_ok(n.value, allowed)
+        if isinstance(n, N.Loop):
+            return (self.value_ok(n.from_, allowed) and self.value_ok(n.to, allowed)
+                    and self.list_ok(n.body, allowed | {n.var}, assignable))
+        if isinstance(n, N.If):
+            return (self.value_ok(n.cond, allowed) and self.list_ok(n.then, allowed, assignable)
+                    and self.list_ok(n.otherwise, allowed, assignable))
+        if isinstance(n, N.Block):
+            return self.list_ok(n.body, allowed, assignable)
+        return False
+
+    def split(self, loop: N.Loop):
+        """(indices of hoisted body statements, exported variable names) for `loop`."""
+        inv: set = set()
+        observed: set = set()
+        hoisted: list = []
+        lets: list = []
+        for i, s in enumerate(loop.body):
+            if self.stmt_ok(s, inv | {loop.var}, inv) and not (assigned_vars([s]) & observed):
+                hoisted.append(i)
+                if isinstance(s, N.Let):
+                    inv.add(s.name)
+                    lets.append(s.name)
+            else:
+                observed |= read_vars([s]) & inv
+                observed |= assigned_vars([s]) & inv
+                inv -= assigned_vars([s])
+        rest = [s for i, s in enumerate(loop.body) if i not in set(hoisted)]
+        used = read_vars(rest) | assigned_vars(rest)
+        exported = [v for v in lets if v in used]
+        return hoisted, exported
+
+    def profitable(self, loop: N.Loop, hoisted: list) -> bool:
+        loops = sum(1 for i in hoisted for n in walk_nodes([loop.body[i]]) if isinstance(n, N.Loop))
+        return loops >= self.min_loops
+
+
+def find_candidate(p: Program, min_loops: int = 1):
+    """The first loop worth hoisting from: (loop, hoisted indices, exported names) or None."""
+    if _has_workgroup_or_atomic(p):
+        return None
+    f = _Finder(p, min_loops)
+    for n in walk_nodes(p.entry):
+        if not isinstance(n, N.Loop) or not (isinstance(n.from_, E.LitU32) and isinstance(n.to, E.LitU32)):
+            continue
+        length = n.to.value - n.from_.value
+        if length <= 0 or length > MAX_SCRATCH_ELEMENTS:
+            continue
+        hoisted, exported = f.split(n)
+        if exported and all(f.facts.env.get(v) is not None for v in exported) and f.profitable(n, hoisted):
+            return n, hoisted, exported
+    return None
+
+
+def hoist_invariant(p: Program, min_loops: int = 1, prepass_local_size: int = 64) -> Optional[Hoisted]:
+    """Split `p` into a pre-pass and a main program, or None if nothing is worth hoisting."""
+    cand = find_candidate(p, min_loops)
+    if cand is None:
+        return None
+    loop, hoisted, exported = cand
+    facts = Facts(p)
+    fresh = NameSource(all_names(p), "opt_hoist_")
+    lo, hi = loop.from_.value, loop.to.value
+    length = hi - lo
+    moved = [loop.body[i] for i in hoisted]
+    # ---- scratch buffers and the pre-pass
+    used_bufs = {x.buffer for n in walk_nodes(moved) for e in N.node_exprs(n) for x in E.walk(e)
+                 if isinstance(x, (E.Load, E.BufLen))}
+    pre_bufs: list = []
+    for b in p.buffers:
+        if b.name in used_bufs:
+            pre_bufs.append(dataclasses.replace(b, binding=len(pre_bufs), access=BufferAccess.ReadOnly,
+                                                is_output=False, pipeline_live_out=False, output_byte_range=None))
+    scratch_pre, scratch_main = [], []
+    next_main = max((b.binding for b in p.buffers if not b.is_workgroup), default=-1) + 1
+    for k, v in enumerate(exported):
+        name = fresh(v + "_")
+        t = facts.env[v]
+        scratch_pre.append(BufferDecl(name, len(pre_bufs) + k, BufferAccess.ReadWrite, t, length,
+                                      pipeline_live_out=True))
+        scratch_main.append(BufferDecl(name, next_main + k, BufferAccess.ReadOnly, t, length))
+    g = E.InvocationId(0)
+    jv = E.BinOpExpr(E.BinOp.Add, g, E.LitU32(lo)) if lo else g
+    pre_body = (N.Let(loop.var, jv),
+                N.If(E.BinOpExpr(E.BinOp.Lt, g, E.LitU32(length)),
+                     tuple(moved) + tuple(N.Store(s.name, g, E.Var(v)) for s, v in zip(scratch_pre, exported)),
+                     ()))
+    prepass = Program(tuple(pre_bufs) + tuple(scratch_pre), (prepass_local_size, 1, 1),
+                      (Region(HOIST_GENERATOR, None, pre_body),), p.entry_op_id)
+    # ---- the main program: loads instead of the moved statements
+    idx = E.BinOpExpr(E.BinOp.Sub, E.Var(loop.var), E.LitU32(lo)) if lo else E.Var(loop.var)
+    loads = tuple(N.Let(v, E.Load(s.name, idx)) for s, v in zip(scratch_main, exported))
+    new_loop = N.Loop(loop.var, loop.from_, loop.to,
+                      loads + tuple(s for i, s in enumerate(loop.body) if i not in set(hoisted)))
+
+    def rw(nodes):
+        out = []
+        for n in nodes:
+            if n is loop:
+                out.append(new_loop)
+                continue
+            if N.node_bodies(n):
+                n = with_bodies(n, [rw(b) for _, b in N.node_bodies(n)])
+            out.append(n)
+        return tuple(out)
+
+    main = replace_entry(Program(tuple(p.buffers) + tuple(scratch_main), p.workgroup_size, p.entry,
+                                 p.entry_op_id, p.non_composable_with_self), rw(p.entry))
+    return Hoisted(prepass, main, tuple(scratch_main), tuple(exported), loop.var,
+                   tuple(n.name for n in moved if isinstance(n, N.Let)))

@@ -1,0 +1,55 @@
+"""Arrays that stay on the device between runs.
+
+Passing a NumPy array to ``Kernel.run`` uploads it on every run; for weights and
+other inputs that do not change, upload once with :meth:`Device.array` and pass the
+:class:`DeviceArray` instead: the recorded sequence then skips its upload.
+
+Example:
+    >>> w = dev.array(weights)                          # doctest: +SKIP
+    >>> for x in batches:
+    ...     out = kernel.run({"w": w, "x": x})
+"""
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from vyre_vk.runtime import kp_bridge
+
+if TYPE_CHECKING:
+    from vyre_vk.runtime.device import Device
+
+
+class DeviceArray:
+    """A flat array resident in one device's memory (a kp tensor), read-only to kernels' inputs."""
+
+    def __init__(self, device: "Device", data: np.ndarray) -> None:
+        arr = np.ascontiguousarray(data).reshape(-1)
+        if arr.dtype == np.bool_:
+            arr = arr.astype(np.uint32)  # the IR stores Bool as one 32-bit word
+        self.device = device
+        self.dtype = arr.dtype
+        self.size = int(arr.size)
+        self._lock = threading.Lock()
+        with device.lock:
+            mgr = device.manager
+            self._tensor = kp_bridge.tensor(mgr, arr)
+            mgr.sequence().eval(kp_bridge.sync_device([self._tensor]))
+
+    def tensor_for(self, device: "Device"):
+        if device is not self.device:
+            raise ValueError(f"this DeviceArray lives on {self.device!r}, not {device!r}. "
+                             "Fix: create it with the kernel's device (kernel.device.array(...)).")
+        device.manager  # raises if closed
+        return self._tensor
+
+    def numpy(self) -> np.ndarray:
+        """A host copy of the current contents."""
+        with self.device.lock:
+            self.device.manager.sequence().eval(kp_bridge.sync_local([self._tensor]))
+            return self._tensor.data().copy()
+
+    def __repr__(self) -> str:
+        return f"<DeviceArray {self.dtype}[{self.size}] on {self.device.name}>"
