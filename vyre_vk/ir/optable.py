@@ -633,7 +633,15 @@ GLSL_HELPERS: dict[str, str] = {
     "vyre_fadd": "float vyre_fadd(float a, float b) { precise float r = a + b; return vyre_canon(r); }",
     "vyre_fsub": "float vyre_fsub(float a, float b) { precise float r = a - b; return vyre_canon(r); }",
     "vyre_fmul": "float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }",
-    "vyre_fdiv": "float vyre_fdiv(float a, float b) { precise float r = a / b; return vyre_canon(r); }",
+    # x / +-0 is spelled out: lavapipe folds a division by a *constant* zero divisor (e.g.
+    # `(false ? 1.0 : 0.0)`) to 0.0 instead of +-inf / NaN (found by tools/fuzz).
+    "vyre_fdiv": """float vyre_fdiv(float a, float b) {
+    if (b == 0.0) {
+        if (a == 0.0 || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat(((floatBitsToUint(a) ^ floatBitsToUint(b)) & 0x80000000u) | 0x7F800000u);
+    }
+    precise float r = a / b; return vyre_canon(r);
+}""",
     "vyre_frcp": "float vyre_frcp(float a) { precise float r = 1.0 / a; return vyre_canon(r); }",
     "vyre_rsqrt": """float vyre_rsqrt(float a) {
     precise float s = sqrt(a); precise float r = 1.0 / s; return vyre_canon(r);

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from vyre_vk import spirv
+from vyre_vk.ir.validate import validate as validate_program
 from vyre_vk.runtime import kp_bridge
 
 if TYPE_CHECKING:
@@ -157,10 +158,14 @@ class Device:
         """
         if optimize:
             from vyre_vk.runtime.graph import compile_optimized
+            from vyre_vk.runtime.kernel import check_bindings
+
+            validate_program(program)
+            check_bindings(program)
             return compile_optimized(self, program, optimize)
         from vyre_vk.ir import validate
         from vyre_vk.lower import lower
-        from vyre_vk.runtime.kernel import Kernel
+        from vyre_vk.runtime.kernel import Kernel, check_bindings
 
         key = program.content_hash()
         with self.lock:
@@ -168,6 +173,7 @@ class Device:
             if kernel is not None:
                 return kernel
         validate(program)
+        check_bindings(program)
         lowered = lower(program)
         try:
             words = spirv.compile_glsl(lowered.glsl, name=f"{_op_name(program)}.comp",

@@ -51,9 +51,12 @@ def _coerce(decl: BufferDecl, value: Any) -> np.ndarray:
         return arr.reshape(-1)
     try:
         arr = np.asarray(value)
-        conv = arr.astype(storage)
-        lossless = arr.size == 0 or bool(np.all(conv.astype(arr.dtype) == arr)) or (
-            arr.dtype.kind == "f" and bool(np.all(np.isnan(arr) == np.isnan(conv))))
+        with np.errstate(invalid="ignore", over="ignore"):
+            conv = arr.astype(storage)
+            same = conv.astype(arr.dtype) == arr
+        if arr.dtype.kind == "f" and storage.kind == "f":
+            same |= np.isnan(arr) & np.isnan(conv)  # NaN is NaN (only where the input was NaN)
+        lossless = arr.size == 0 or bool(np.all(same))
     except (TypeError, ValueError, OverflowError) as e:
         raise InputError(decl.name, f"cannot read {type(value).__name__} as {storage.name} ({e})",
                          f"pass a numpy array of {describe(decl)}") from None

@@ -35,12 +35,50 @@ if TYPE_CHECKING:
     from vyre_vk.runtime.device import Device
 
 
+#: Largest storage buffer the runtime binds, in bytes. kp does not report
+#: maxStorageBufferRange; 2**31 - 1 is what lavapipe and most desktop drivers give and
+#: keeps every element index (and the shader's .length()) inside i32/u32 range.
+MAX_STORAGE_BUFFER_BYTES = 2**31 - 1
+#: Highest binding slot the runtime fills (Kompute binds tensor k at binding k, so gaps are
+#: padded with one-word dummies); far below any driver's maxPerStageDescriptorStorageBuffers.
+MAX_BINDING_SLOTS = 64
+
+
 class LaunchError(ValueError):
-    """A dispatch the device cannot run as asked (grid or workgroup over its limits)."""
+    """A dispatch the device cannot run as asked (grid, workgroup, buffer or binding over its limits)."""
 
 
 class KernelTrapError(RuntimeError):
-    """An invocation trapped (i32 division by zero, a Trap node): the reference raises here too."""
+    """An invocation trapped (i32 division by zero or MIN / -1, or a ``Trap`` node).
+
+    The reference raises ``EvalError`` / ``TrapError`` on the same programs and inputs.
+    Attributes: ``stage``, ``code``, ``reason``, ``invocation`` (gl_GlobalInvocationID.x of
+    the stage that trapped), ``address``.
+    """
+
+    def __init__(self, stage: int, code: int, reason: str, invocation: int, address: int, where: str) -> None:
+        self.stage, self.code, self.reason, self.invocation, self.address = stage, code, reason, invocation, address
+        super().__init__(f"stage {stage} trapped: {reason} (code {code}) at {where}, address {address}. "
+                         "Fix: guard the operation so active invocations never reach it "
+                         "(the reference raises EvalError on these inputs too).")
+
+
+def _check_size(name: str, count: int, itemsize: int) -> None:
+    if count * itemsize > MAX_STORAGE_BUFFER_BYTES:
+        raise LaunchError(f"buffer `{name}`: {count} elements x {itemsize} bytes is over the "
+                          f"{MAX_STORAGE_BUFFER_BYTES}-byte storage buffer limit. Fix: split the work "
+                          "into several dispatches over smaller buffers.")
+
+
+def check_bindings(program: Program) -> None:
+    """Raise LaunchError for binding slots or declared sizes this runtime cannot bind (before lowering)."""
+    for b in program.buffers:
+        if b.is_workgroup:
+            continue
+        if b.binding >= MAX_BINDING_SLOTS:
+            raise LaunchError(f"buffer `{b.name}`: binding {b.binding} is over the runtime's {MAX_BINDING_SLOTS} "
+                              "slots. Fix: number storage buffers densely from 0.")
+        _check_size(b.name, b.count, b.element.size)
 
 
 @dataclass
@@ -131,6 +169,9 @@ class Kernel:
         self._canon = {b.name for b in self._results if b.is_input and b.element is DataType.F32}
         for st in self.stages:
             self._check_workgroup(st)
+            if (st.lowered.trap_binding or 0) >= MAX_BINDING_SLOTS:
+                raise LaunchError(f"binding {st.lowered.trap_binding} (trap words) is over the runtime's "
+                                  f"{MAX_BINDING_SLOTS} slots. Fix: number storage buffers densely from 0.")
 
     @classmethod
     def single(cls, device: "Device", program: Program, lowered: "Lowered", spirv: bytes) -> "Kernel":
@@ -236,6 +277,8 @@ class Kernel:
 
     def _prepare(self, inputs: Inputs, grid) -> tuple[dict, list]:
         arrays = self._bind(inputs)
+        for b in self.bindings:  # before anything is allocated or uploaded
+            _check_size(b.name, arrays[b.name].size, b.element.size)
         for name in self._canon:
             if not isinstance(arrays[name], DeviceArray):
                 arrays[name] = canon(arrays[name])
@@ -250,13 +293,11 @@ class Kernel:
         for k, trap in plan.traps:
             words = trap.data()
             if words[0]:
-                st, inv = self.stages[k], int(words[2])
+                st, code, inv = self.stages[k], int(words[1]), int(words[2])
                 where = (f"invocation {inv} (elements {inv * st.factor}..{inv * st.factor + st.factor - 1} "
                          f"after x{st.factor} coarsening)" if st.factor > 1 else f"invocation {inv}")
-                raise KernelTrapError(
-                    f"stage {k} ({st.program.entry_op_id or 'program'}) trapped: "
-                    f"{st.lowered.trap_codes.get(int(words[1]), f'trap code {int(words[1])}')} at {where}. "
-                    "Fix: the program rejects these inputs (the reference raises EvalError too).")
+                raise KernelTrapError(k, code, st.lowered.trap_codes.get(code, "unknown trap"), inv,
+                                      int(words[3]), where)
 
     def run(self, inputs: Inputs = None, *, grid: Optional[Sequence[int]] = None) -> dict[str, np.ndarray]:
         """Run once. Returns a fresh array per result buffer (read_write / output)."""
@@ -317,4 +358,5 @@ class Kernel:
             self._plans.clear()
 
 
-__all__ = ["Kernel", "KernelStats", "KernelTrapError", "LaunchError", "InputError", "Stage", "record_ops"]
+__all__ = ["Kernel", "KernelStats", "KernelTrapError", "LaunchError", "InputError", "Stage", "record_ops",
+           "check_bindings", "MAX_STORAGE_BUFFER_BYTES", "MAX_BINDING_SLOTS"]

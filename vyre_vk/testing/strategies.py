@@ -18,6 +18,7 @@ Example::
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -25,7 +26,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ..ir import (LitU32, BINOPS, BinOp, BufferDecl, DataType, Expr, Node, Program, UnOp, UNOPS, wrap_anonymous)
-from ..ir.optable import SAME
+from ..ir.optable import SAME, canon
 
 U32, I32, F32, BOOL = DataType.U32, DataType.I32, DataType.F32, DataType.Bool
 VALUE_TYPES = (U32, I32, F32, BOOL)
@@ -52,6 +53,8 @@ class _Gen:
     scratch: Optional[BufferDecl]
     names: int = 0
     max_expr_depth: int = 3
+    traps: bool = False          # unguarded i32 Div/Mod and Trap nodes (the reference may raise)
+    writable: tuple = ("out",)   # buffers Store may target
 
     def fresh(self, prefix: str) -> str:
         self.names += 1
@@ -91,9 +94,11 @@ class _Gen:
             return Expr.var(d(st.sampled_from(vs))[0])
         if k == "load":
             b = d(st.sampled_from(loadable))
-            return Expr.load(b.name, sub(U32))
+            return Expr.load(b.name, self.index(b, scope, depth))
         if k == "gid":
-            return d(st.sampled_from([Expr.gid_x(), Expr.local_x(), Expr.workgroup_x(), Expr.gid_y()]))
+            return d(st.sampled_from([Expr.gid_x(), Expr.local_x(), Expr.workgroup_x(), Expr.gid_y(),
+                                      Expr.gid_z(), Expr.local_y(), Expr.local_z(), Expr.workgroup_y(),
+                                      Expr.workgroup_z()]))
         if k == "buf_len":
             return Expr.buf_len(d(st.sampled_from(sorted(n for n in self.buffers if n != self.counter))))
         if k == "bin":
@@ -102,7 +107,9 @@ class _Gen:
                 return self.lit(t)
             op = d(st.sampled_from(ops))
             a, b = sub(t), sub(t)
-            if op in (BinOp.Div, BinOp.Mod) and t in (U32, I32):
+            if op in (BinOp.Div, BinOp.Mod) and t is I32 and self.traps and not _is_zero_lit(b) and d(st.booleans()):
+                pass  # unguarded: division by zero / MIN / -1 may trap (reference raises EvalError)
+            elif op in (BinOp.Div, BinOp.Mod) and t in (U32, I32):
                 # keep integer divisors non-zero (and positive for i32): (b & 0x7F) | 1
                 mask, one = (Expr.u32(0x7F), Expr.u32(1)) if t is U32 else (Expr.i32(0x7F), Expr.i32(1))
                 b = Expr.bitor(Expr.bitand(b, mask), one)
@@ -131,6 +138,16 @@ class _Gen:
                                                              sub(d(st.sampled_from([U32, BOOL]))))
         raise AssertionError(k)
 
+    def index(self, b: BufferDecl, scope: _Scope, depth: int) -> Expr:
+        """An index into `b`: any u32 expression, or one past the end on purpose."""
+        d = self.draw
+        k = d(st.sampled_from(["any", "any", "oob", "huge"]))
+        if k == "oob" and b.count:
+            return Expr.add(Expr.gid_x(), Expr.u32(b.count))
+        if k == "huge":
+            return Expr.sub(Expr.u32(0xFFFFFFFF), self.expr(U32, scope, depth + 1))
+        return self.expr(U32, scope, depth + 1)
+
     # ---- statements
     def stmts(self, scope: _Scope, depth: int, uniform: bool, max_len: int) -> list:
         d = self.draw
@@ -148,6 +165,8 @@ class _Gen:
                 kinds.append("atomic")
             if self.scratch is not None and uniform:
                 kinds.append("scratch")
+            if self.traps:
+                kinds.append("trap")
             k = d(st.sampled_from(kinds))
             if k == "let":
                 t = d(st.sampled_from(VALUE_TYPES))
@@ -158,11 +177,13 @@ class _Gen:
                 name, t, _ = d(st.sampled_from(assignable))
                 out.append(Node.assign(name, self.expr(t, scope)))
             elif k == "store":
-                b = self.buffers["out"]
-                idx = self.expr(U32, scope)
+                b = self.buffers[d(st.sampled_from(self.writable))]
+                idx = self.index(b, scope, 0)
                 if isinstance(idx, LitU32):  # a constant index must be in range (V036)
                     idx = Expr.u32(idx.value % b.count)
-                out.append(Node.store("out", idx, self.expr(b.element, scope)))
+                out.append(Node.store(b.name, idx, self.expr(b.element, scope)))
+            elif k == "trap":
+                out.append(Node.if_then(self.expr(BOOL, scope), [Node.trap(self.expr(U32, scope), self.fresh("t"))]))
             elif k == "if":
                 cond = self.expr(d(st.sampled_from([BOOL, U32])), scope)
                 then = self.stmts(scope.child(), depth + 1, False, 3)
@@ -174,9 +195,12 @@ class _Gen:
                 var = self.fresh("l")
                 inner = scope.child()
                 inner.vars.append((var, U32, True))
-                lo = d(st.integers(0, 2))
-                hi = d(st.integers(0, 4))
-                out.append(Node.loop_for(var, Expr.u32(lo), Expr.u32(hi), self.stmts(inner, depth + 1, uniform, 3)))
+                lo = Expr.u32(d(st.integers(0, 2)))
+                hi = Expr.u32(d(st.integers(0, 4)))
+                if d(st.integers(0, 3)) == 0:  # a bound computed at run time, kept small
+                    hi = Expr.min(self.expr(U32, scope), Expr.u32(d(st.integers(0, 5))))
+                    uniform = False  # the trip count may differ between invocations
+                out.append(Node.loop_for(var, lo, hi, self.stmts(inner, depth + 1, uniform, 3)))
             elif k == "block":
                 out.append(Node.block(self.stmts(scope.child(), depth + 1, uniform, 2)))
             elif k == "barrier":
@@ -210,25 +234,42 @@ def _is_zero_lit(e: Expr) -> bool:
 
 @st.composite
 def programs(draw, max_statements: int = 6, allow_atomics: bool = True,
-             allow_workgroup: bool = True) -> Program:
-    """A random valid Program (buffers in0.., `out`, optional `counter` and `scratch`)."""
+             allow_workgroup: bool = True, allow_traps: bool = False) -> Program:
+    """A random valid Program (buffers in0.., `out`, optional `rw`, `counter` and `scratch`).
+
+    Indices go out of bounds on purpose (one past the end, near 2**32). Binding numbers
+    are sometimes permuted or sparse. With ``allow_traps`` the program may also divide
+    i32 values by unguarded divisors and contain Trap nodes, so the reference may raise
+    ``EvalError`` (the GPU must then trap: see vyre_vk.testing.fuzz).
+    """
     buffers: list[BufferDecl] = []
     n_in = draw(st.integers(1, 3))
     for i in range(n_in):
         t = draw(st.sampled_from([U32, I32, F32, BOOL]))
-        buffers.append(BufferDecl.read(f"in{i}", i, t).with_count(draw(st.integers(1, 16))))
+        make = BufferDecl.uniform if t is not BOOL and draw(st.integers(0, 5)) == 0 else BufferDecl.read
+        buffers.append(make(f"in{i}", i, t).with_count(draw(st.integers(1, 16))))
     out_t = draw(st.sampled_from([U32, I32, F32]))
     buffers.append(BufferDecl.output("out", n_in, out_t).with_count(draw(st.integers(1, 16))))
+    writable = ["out"]
+    if draw(st.integers(0, 3)) == 0:
+        buffers.append(BufferDecl.read_write("rw", len(buffers), draw(st.sampled_from([U32, I32, F32])))
+                       .with_count(draw(st.integers(1, 8))))
+        writable.append("rw")
     counter = None
     if allow_atomics and draw(st.booleans()):
         counter = "counter"
-        buffers.append(BufferDecl.read_write("counter", n_in + 1, U32).with_count(draw(st.integers(1, 8))))
+        buffers.append(BufferDecl.read_write("counter", len(buffers), U32).with_count(draw(st.integers(1, 8))))
+    layout = draw(st.sampled_from(["dense", "dense", "permuted", "sparse"]))
+    if layout != "dense":
+        slots = list(range(len(buffers) + (3 if layout == "sparse" else 0)))
+        slots = draw(st.permutations(slots))[:len(buffers)]
+        buffers = [dataclasses.replace(b, binding=k) for b, k in zip(buffers, slots)]
     scratch = None
     wg = draw(st.sampled_from([(1, 1, 1), (4, 1, 1), (8, 1, 1), (64, 1, 1), (4, 2, 1)]))
     if allow_workgroup and draw(st.booleans()):
         scratch = BufferDecl.workgroup("scratch", wg[0] * wg[1] * wg[2], draw(st.sampled_from([U32, F32])))
         buffers.append(scratch)
-    g = _Gen(draw, {b.name: b for b in buffers}, counter, scratch)
+    g = _Gen(draw, {b.name: b for b in buffers}, counter, scratch, traps=allow_traps, writable=tuple(writable))
     body = g.stmts(_Scope(), 0, True, max_statements)
     op_id = draw(st.sampled_from(["fuzz::gen", "vyre-libs::test::op"]))
     return Program.wrapped(buffers, wg, [wrap_anonymous(op_id, body)])
@@ -249,3 +290,44 @@ def program_inputs(program: Program, seed: int = 0) -> dict[str, np.ndarray]:
         else:
             out[b.name] = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
     return out
+
+
+_F32_EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, float("inf"), float("-inf"), float("nan"), 3.4028235e38, 1.17549435e-38,
+              1e-45, -1e-45, 2.0 ** 24, 16777217.0, 2.0 ** 31, -2.0 ** 31, 2.0 ** 32, 0.1, 100.0]
+_I32_EDGES = [0, 1, -1, 2, -2, 31, 32, 33, 2**31 - 1, -2**31, 255, -256, 65536]
+_U32_EDGES = [0, 1, 2, 31, 32, 33, 255, 256, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0xFFFFFFFE, 65535]
+
+
+@st.composite
+def inputs_for(draw, program: Program) -> dict[str, np.ndarray]:
+    """Inputs for every input buffer: random or edge values (NaN, inf, -0, subnormals, MIN, MAX)."""
+    out = {}
+    for b in program.input_buffers:
+        n = max(b.count, 1)
+        if b.element is F32:
+            el = st.one_of(st.sampled_from(_F32_EDGES), st.floats(width=32), st.floats(-8, 8, width=32))
+            arr = np.array(draw(st.lists(el, min_size=n, max_size=n)), dtype=np.float32)
+            if b.is_result:
+                # Known reference deviation: vyre_vk.reference canonicalises whole f32 input
+                # arrays at bind time, so an element of a ReadWrite buffer the program never
+                # writes comes back flushed (subnormal -> 0, NaN payload -> 0x7FC00000) while
+                # the GPU returns its bytes. Keep ReadWrite inputs canonical until that is
+                # settled (tests/reliability/test_known_deviations.py pins it).
+                arr = canon(arr)
+            out[b.name] = arr
+        elif b.element is I32:
+            el = st.one_of(st.sampled_from(_I32_EDGES), st.integers(-2**31, 2**31 - 1), st.integers(-4, 4))
+            out[b.name] = np.array(draw(st.lists(el, min_size=n, max_size=n)), dtype=np.int32)
+        elif b.element is BOOL:
+            out[b.name] = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)), dtype=np.uint32)
+        else:
+            el = st.one_of(st.sampled_from(_U32_EDGES), st.integers(0, 2**32 - 1), st.integers(0, 20))
+            out[b.name] = np.array(draw(st.lists(el, min_size=n, max_size=n)), dtype=np.uint32)
+    return out
+
+
+@st.composite
+def cases(draw, **program_kwargs) -> tuple[Program, dict[str, np.ndarray]]:
+    """(program, inputs): :func:`programs` with :func:`inputs_for` drawn for it."""
+    p = draw(programs(**program_kwargs))
+    return p, draw(inputs_for(p))
