@@ -45,7 +45,8 @@ def test_bound_array_over_the_storage_limit_before_upload(vk_device, monkeypatch
 
 def test_grid_over_max_work_group_count(vk_device, no_kp):
     lim = vk_device.properties["max_work_group_count"]
-    k = vk_device.compile(_copy(count_out=lim[0] + 1, wg=(1, 1, 1)))  # inferred grid: lim+1 workgroups
+    # as written (optimize=False): the free-workgroup-size pass would shrink this grid below the limit
+    k = vk_device.compile(_copy(count_out=lim[0] + 1, wg=(1, 1, 1)), optimize=False)  # lim+1 workgroups
     with pytest.raises(LaunchError, match="maxComputeWorkGroupCount"):
         k.run({"a": np.arange(4, dtype=np.uint32)})
     for grid in [(lim[0] + 1, 1, 1), (1, lim[1] + 1, 1), (1, 1, 2**32), (0, 1, 1), (1, 1)]:

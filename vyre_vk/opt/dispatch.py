@@ -103,6 +103,11 @@ def _elementwise(p: Program) -> Optional[str]:
             gid_vars.add(n.name)
         if isinstance(n, (N.Return, N.Trap)):
             return "return/trap"
+    # A trap reports the invocation that hit it; after coarsening that would name four.
+    from .analysis import Facts
+    facts = Facts(p)
+    if any(facts.may_trap(x) for x in node_all_exprs(p.entry)):
+        return "can trap (i32 division)"
     own = lambda e: e == E.InvocationId(0) or (isinstance(e, E.Var) and e.name in gid_vars)  # noqa: E731
     written = {n.buffer for n in program_nodes(p) if isinstance(n, N.Store)}
     if not written:
