@@ -17,7 +17,14 @@ float vyre_canon(float x) {
 }
 float vyre_fadd(float a, float b) { precise float r = a + b; return vyre_canon(r); }
 float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
-float vyre_fdiv(float a, float b) { precise float r = a / b; return vyre_canon(r); }
+bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
+float vyre_fdiv(float a, float b) {
+    if (b == 0.0) {
+        if (a == 0.0 || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat(((floatBitsToUint(a) ^ floatBitsToUint(b)) & 0x80000000u) | 0x7F800000u);
+    }
+    precise float r = a / b; return vyre_canon(r);
+}
 
 float vk_ld_v_input(uint i) { return i < uint(v_input.length()) ? vyre_canon(v_input[i]) : 0.0; }
 float vk_ld_grad_out(uint i) { return i < uint(grad_out.length()) ? vyre_canon(grad_out[i]) : 0.0; }

@@ -19,7 +19,14 @@ float vyre_canon(float x) {
 float vyre_fadd(float a, float b) { precise float r = a + b; return vyre_canon(r); }
 float vyre_fsub(float a, float b) { precise float r = a - b; return vyre_canon(r); }
 float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
-float vyre_fdiv(float a, float b) { precise float r = a / b; return vyre_canon(r); }
+bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
+float vyre_fdiv(float a, float b) {
+    if (b == 0.0) {
+        if (a == 0.0 || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat(((floatBitsToUint(a) ^ floatBitsToUint(b)) & 0x80000000u) | 0x7F800000u);
+    }
+    precise float r = a / b; return vyre_canon(r);
+}
 uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
 int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
