@@ -206,3 +206,43 @@ void main() { uint v = a[gl_GlobalInvocationID.x]; for (uint k = 0u; k < 2000u; 
     assert len(first) == len(second) == 2
     assert first[1] > first[0] and second[1] > second[0]
     assert second[0] > first[1]  # the replay wrote new values into reset queries
+
+
+@pytest.mark.parametrize("spin", ["0", "200", "100000"])
+def test_spin_wait_window_keeps_results_right(spin):
+    # Patch 0006 polls the fence before blocking; with it off, short, or longer than the
+    # work, every eval must still wait for completion. (Default on lavapipe: off.)
+    code = """
+import numpy as np
+from vyre_vk.runtime import Device, kp_bridge
+from vyre_vk import spirv
+glsl = '''#version 450
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) buffer A { uint a[]; };
+void main() { uint v = a[gl_GlobalInvocationID.x]; for (uint k = 0u; k < 5000u; ++k) { v = v * 5u + 3u; }
+              a[gl_GlobalInvocationID.x] = v; }
+'''
+import kp, os
+with Device() as dev:
+    assert kp.spin_wait_us() == int(os.environ["VYRE_VK_SPIN_WAIT_US"])
+    mgr = dev.manager
+    t = kp_bridge.tensor(mgr, np.arange(4096, dtype=np.uint32))
+    algo = kp_bridge.algorithm(mgr, [t], spirv.compile_glsl(glsl), (64, 1, 1))
+    seq = mgr.sequence().record(kp_bridge.sync_device([t])).record(kp_bridge.dispatch(algo)).record(kp_bridge.sync_local([t]))
+    seq.eval()
+    v = np.arange(4096, dtype=np.uint32)
+    for _ in range(5000):
+        v = v * np.uint32(5) + np.uint32(3)
+    assert np.array_equal(t.data(), v)
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "VYRE_VK_SPIN_WAIT_US": spin},
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stdout + out.stderr
+
+
+def test_spin_wait_is_off_on_cpu_devices_by_default(device, monkeypatch):
+    monkeypatch.delenv("VYRE_VK_SPIN_WAIT_US", raising=False)
+    assert kp_bridge.set_spin_wait("llvmpipe (LLVM 15.0.6, 256 bits)") == 0 == kp.spin_wait_us()
+    assert kp_bridge.set_spin_wait("NVIDIA H200") == kp_bridge.DEFAULT_SPIN_WAIT_US == kp.spin_wait_us()
+    kp_bridge.set_spin_wait(device.name)

@@ -104,6 +104,7 @@ class Device:
         self._mgr = kp_bridge.manager(self.index)
         self.properties: dict = dict(self._mgr.get_device_properties())
         self.name: str = self.properties["device_name"]
+        kp_bridge.set_spin_wait(self.name)
         self.lock = threading.RLock()  # kp objects of one manager are not thread-safe
         self._closed = False
         self._kernels: dict[str, "Kernel"] = {}
