@@ -2,7 +2,8 @@
 """Submit+wait latency of kp with and without the fence patch, side by side in one run.
 
 Builds a second kp module from the same sdist and patch series minus
-0001-sequence-reuse-fence (in build/kp-nofence-<tag>), then alternates child
+0001-sequence-reuse-fence (and 0006, which builds on it) in build/kp-nofence-<tag>,
+then alternates child
 processes importing either module, each timing empty-sequence evals and one tiny
 dispatch. Prints a table of medians over rounds.
 
@@ -26,6 +27,8 @@ sys.path.insert(0, sys.argv[1]) if sys.argv[1] else None
 import numpy as np, kp
 from vyre_vk import spirv
 n = int(sys.argv[2])
+if hasattr(kp, "set_spin_wait_us"):
+    kp.set_spin_wait_us(int(sys.argv[3]))
 mgr = kp.Manager()
 empty = mgr.sequence()
 t = mgr.tensor_t(np.zeros(64, dtype=np.uint32))
@@ -59,7 +62,7 @@ def build_unpatched(python: str) -> Path:
                                   capture_output=True, text=True).stdout.strip()
     subprocess.run(["cmake", "-S", str(ROOT), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
                     f"-DKP_SDIST={sdist}", f"-DPython_EXECUTABLE={python}", f"-DPYTHON_EXECUTABLE={python}",
-                    f"-Dpybind11_DIR={pybind11_dir}", "-DKP_SKIP_PATCHES=0001-sequence-reuse-fence",
+                    f"-Dpybind11_DIR={pybind11_dir}", "-DKP_SKIP_PATCHES=0001-sequence-reuse-fence;0006-sequence-spin-wait",
                     "-Wno-dev"], check=True, capture_output=True)
     subprocess.run(["cmake", "--build", str(build), "--target", "kp", "-j2"], check=True, capture_output=True)
     (module,) = build.rglob(f"kp{info['ext_suffix']}")
@@ -74,11 +77,12 @@ def main() -> int:
     ap.add_argument("--nofence-dir", type=Path, help="folder with a prebuilt kp module lacking the fence patch")
     args = ap.parse_args()
     nofence = args.nofence_dir or build_unpatched(sys.executable)
-    variants = {"fence reused (patched)": "", "fence per eval (stock)": str(nofence.resolve())}
+    variants = {"fence reused (patched)": ("", "0"), "fence reused + 200us poll": ("", "200"),
+                "fence per eval (stock)": (str(nofence.resolve()), "0")}
     results: dict[str, list[dict]] = {k: [] for k in variants}
     for _ in range(args.rounds):
-        for label, path in variants.items():
-            out = subprocess.run([sys.executable, "-c", CHILD, path, str(args.evals)], check=True,
+        for label, (path, spin) in variants.items():
+            out = subprocess.run([sys.executable, "-c", CHILD, path, str(args.evals), spin], check=True,
                                  capture_output=True, text=True).stdout
             results[label].append(json.loads(out.strip().splitlines()[-1]))
     print(f"kp submit+wait, median of {args.rounds} rounds x {args.evals} evals (us)")
