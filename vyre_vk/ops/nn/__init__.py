@@ -1,1 +1,2 @@
 from . import activation, backward, linear, norm  # noqa: F401  (registers the nn ops)
+from . import attention, moe  # noqa: F401,E402  (ops2: attention, moe)

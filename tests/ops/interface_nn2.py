@@ -1,0 +1,27 @@
+"""Interface rows (vyre builder buffers and workgroup at the registered size) and vyre's explicit
+ULP windows for the second batch of nn ops; tests/ops/test_registry.py merges them into its
+INTERFACE / VYRE_EXPLICIT_ULP tables."""
+from vyre_vk.ir import BufferAccess as A, DataType as T
+
+RO, RW = A.ReadOnly, A.ReadWrite
+OUT, WG = "out", "wg"
+
+# vyre-harness/src/lib.rs explicit_tolerance_for_id
+EXPLICIT_ULP = {"vyre-libs::nn::softmax": 1, "vyre-libs::nn::attention": 4, "vyre-libs::nn::gqa_attention": 4}
+
+INTERFACE = {
+    "vyre-libs::nn::layerwise_ln_scale": ((64, 1, 1), [
+        ("input", 0, RO, T.F32, 4), ("scale", 1, RO, T.F32, 4), ("output", 2, OUT, T.F32, 4)]),
+    "vyre-libs::nn::swiglu": ((64, 1, 1), [
+        ("gate", 0, RO, T.F32, 4), ("up", 1, RO, T.F32, 4), ("output", 2, OUT, T.F32, 4)]),
+    "vyre-libs::nn::qk_gain": ((64, 1, 1), [
+        ("q_in", 0, RO, T.F32, 4), ("q_out", 1, OUT, T.F32, 4), ("gain", 2, RO, T.F32, 2)]),
+    "vyre-libs::nn::partial_rope": ((64, 1, 1), [
+        ("input", 0, RO, T.F32, 8), ("cos", 1, RO, T.F32, 2), ("sin", 2, RO, T.F32, 2),
+        ("output", 3, OUT, T.F32, 8)]),
+}
+
+
+def merge(interface: dict, explicit_ulp: dict) -> None:
+    interface.update(INTERFACE)
+    explicit_ulp.update(EXPLICIT_ULP)

@@ -1,0 +1,1 @@
+"""nn mixture-of-experts routing (vyre-libs/src/nn/moe); importing registers them."""
