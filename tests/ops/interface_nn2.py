@@ -19,6 +19,8 @@ INTERFACE = {
     "vyre-libs::nn::partial_rope": ((64, 1, 1), [
         ("input", 0, RO, T.F32, 8), ("cos", 1, RO, T.F32, 2), ("sin", 2, RO, T.F32, 2),
         ("output", 3, OUT, T.F32, 8)]),
+    "vyre-libs::nn::linear": ((256, 1, 1), [
+        ("x", 0, RO, T.U32, 4), ("w", 1, RO, T.U32, 16), ("b", 2, RO, T.U32, 4), ("out", 3, OUT, T.U32, 4)]),
 }
 
 

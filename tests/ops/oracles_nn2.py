@@ -59,3 +59,20 @@ def _():
         out[:, :, 1:R:2], scale[:, :, 1:R:2] = e * s + o * c, np.abs(e * s) + np.abs(o * c)
         return {"output": (out.reshape(-1), scale.reshape(-1))}
     return inputs, np_fn
+
+
+# ---------------------------------------------------------------- nn/linear (u32)
+def _u32_affine(x, w, b, in_dim, out_dim):
+    W = w.astype(np.uint64).reshape(in_dim, out_dim)
+    acc = b.astype(np.uint64).copy()
+    for k in range(in_dim):
+        acc = (acc + x[k].astype(np.uint64) * W[k]) & 0xFFFFFFFF
+    return acc.astype(np.uint32)
+
+
+@oracle("vyre-libs::nn::linear", {"in_dim": 24, "out_dim": 40}, 0, "u32 wrapping arithmetic: exact")
+def _():
+    def inputs(rng, p):
+        u = lambda n: rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)  # noqa: E731
+        return {"x": u(p["in_dim"]), "w": u(p["in_dim"] * p["out_dim"]), "b": u(p["out_dim"])}
+    return inputs, lambda ins, p: {"out": _u32_affine(ins["x"], ins["w"], ins["b"], p["in_dim"], p["out_dim"])}
