@@ -21,6 +21,21 @@ INTERFACE = {
         ("output", 3, OUT, T.F32, 8)]),
     "vyre-libs::nn::linear": ((256, 1, 1), [
         ("x", 0, RO, T.U32, 4), ("w", 1, RO, T.U32, 16), ("b", 2, RO, T.U32, 4), ("out", 3, OUT, T.U32, 4)]),
+    "vyre-libs::nn::top_k": ((1, 1, 1), [
+        ("input", 0, RO, T.F32, 8), ("output", 1, OUT, T.U32, 2), ("best_vals", 2, RW, T.F32, 2),
+        ("best_idxs", 3, RW, T.U32, 2)]),
+    "vyre-libs::nn::softmax_top_k": ((1, 1, 1), [
+        ("scores", 0, RO, T.F32, 8), ("indices", 1, OUT, T.U32, 2), ("weights", 2, RW, T.F32, 2),
+        ("best_vals", 3, RW, T.F32, 2), ("best_idxs", 4, RW, T.U32, 2)]),
+    "vyre-libs::nn::moe_gate": ((1, 1, 1), [
+        ("scores", 0, RO, T.F32, 8), ("indices", 1, RW, T.U32, 2), ("weights", 2, OUT, T.F32, 2),
+        ("__moe_gate_scores_scratch", 0, WG, T.F32, 8), ("__moe_gate_stats", 0, WG, T.F32, 2)]),
+    "vyre-libs::nn::moe_gate::softmax_stats": ((1, 1, 1), [
+        ("scores", 0, RO, T.F32, 8), ("__moe_gate_scores_scratch", 1, RW, T.F32, 8),
+        ("__moe_gate_stats", 2, RW, T.F32, 2)]),
+    "vyre-libs::nn::moe_gate::weight_write": ((1, 1, 1), [
+        ("scores", 0, RO, T.F32, 8), ("indices", 1, RO, T.U32, 2), ("__moe_gate_stats", 2, RO, T.F32, 2),
+        ("weights", 3, OUT, T.F32, 2)]),
 }
 
 
