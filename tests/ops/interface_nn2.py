@@ -36,6 +36,9 @@ INTERFACE = {
     "vyre-libs::nn::moe_gate::weight_write": ((1, 1, 1), [
         ("scores", 0, RO, T.F32, 8), ("indices", 1, RO, T.U32, 2), ("__moe_gate_stats", 2, RO, T.F32, 2),
         ("weights", 3, OUT, T.F32, 2)]),
+    "vyre-libs::nn::softmax": ((256, 1, 1), [
+        ("input", 0, RO, T.F32, 4), ("softmax_scratch", 0, WG, T.F32, 256), ("softmax_max", 0, WG, T.F32, 1),
+        ("output", 1, OUT, T.F32, 4)]),
 }
 
 

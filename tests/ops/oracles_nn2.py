@@ -151,3 +151,13 @@ def _():
         s, (m, tot) = d(ins["scores"]), d(ins["__moe_gate_stats"])
         return {"weights": exact(np.exp(s[ins["indices"]] - m) / tot)}
     return inputs, np_fn
+
+
+@oracle("vyre-libs::nn::softmax", {"n": 700}, 16,
+        "x-max rounds (exp turns it into |x-max|/2 ULPs, |x-max| < 16 here), exp, a tree sum of positive terms, div")
+def _():
+    def np_fn(ins, p):
+        x = d(ins["input"])
+        e = np.exp(x - x.max())
+        return {"output": exact(e / e.sum())}
+    return (lambda rng, p: {"input": normal(rng, p["n"], 2.0)}, np_fn)
