@@ -39,6 +39,8 @@ INTERFACE = {
     "vyre-libs::nn::softmax": ((256, 1, 1), [
         ("input", 0, RO, T.F32, 4), ("softmax_scratch", 0, WG, T.F32, 256), ("softmax_max", 0, WG, T.F32, 1),
         ("output", 1, OUT, T.F32, 4)]),
+    "vyre-libs::nn::gqa_attention": ((64, 1, 1), [
+        ("q", 0, RO, T.F32, 8), ("k", 1, RO, T.F32, 4), ("v", 2, RO, T.F32, 4), ("out", 3, OUT, T.F32, 8)]),
 }
 
 

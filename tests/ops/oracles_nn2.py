@@ -161,3 +161,41 @@ def _():
         e = np.exp(x - x.max())
         return {"output": exact(e / e.sum())}
     return (lambda rng, p: {"input": normal(rng, p["n"], 2.0)}, np_fn)
+
+
+# ---------------------------------------------------------------- nn/attention (softmax(q k^T / sqrt(D)) v)
+def _attend(q, k, v, scale):
+    """q: (..., Sq, D), k/v: (..., Sk, D) float64 -> (value, scale) of softmax(q k^T * scale) v."""
+    s = np.einsum("...id,...jd->...ij", q, k) * scale
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    p /= p.sum(axis=-1, keepdims=True)
+    smag = np.einsum("...id,...jd->...ij", np.abs(q), np.abs(k)) * scale
+    # scale: sum_j p_j |v_j| (the weighted sum cancels) times (1 + max_j sum_d |q_d k_d| * scale): a
+    # score error of e ULPs of its magnitude moves p_j by that relative amount
+    mag = (p @ np.abs(v)) * (1.0 + smag.max(axis=-1, keepdims=True))
+    return p @ v, mag
+
+
+def _gqa_inputs(rng, p):
+    hq, hk, s, dd = p["n_q_heads"], p["n_kv_heads"], p["seq_len"], p["head_dim"]
+    return {"q": normal(rng, hq * s * dd), "k": normal(rng, hk * s * dd), "v": normal(rng, hk * s * dd, 3.0)}
+
+
+@oracle("vyre-libs::nn::gqa_attention", {"n_q_heads": 4, "n_kv_heads": 2, "seq_len": 6, "head_dim": 12}, 8,
+        "fma dots, score*scale-max, exp, sequential sum, div, fma accumulation: a few ULPs of the scale")
+def _():
+    def np_fn(ins, p):
+        hq, hk, s, dd = p["n_q_heads"], p["n_kv_heads"], p["seq_len"], p["head_dim"]
+        q = d(ins["q"]).reshape(hq, s, dd)
+        kv = np.repeat(np.arange(hk), hq // hk)
+        k, v = d(ins["k"]).reshape(hk, s, dd)[kv], d(ins["v"]).reshape(hk, s, dd)[kv]
+        val, mag = _attend(q, k, v, float(F32(1.0) / np.sqrt(F32(dd))))
+        return {"out": (val.reshape(-1), mag.reshape(-1))}
+    return _gqa_inputs, np_fn
+
+
+# Ops whose weighted sums cancel (attention's sum_j p_j v_j with mixed-sign v): a backend exp that
+# differs from the reference by a few ULPs moves an almost-cancelled output by many bit-ULPs, so
+# tests/ops/test_random.py applies vyre's bit-ULP metric only to elements with scale/|value| <= COND_MAX
+# (every element is still checked against NumPy in ULPs of the scale).
+CANCELLING_NN2 = {"vyre-libs::nn::gqa_attention"}

@@ -1,2 +1,2 @@
 """nn attention (vyre-libs/src/nn/attention); importing registers them."""
-from . import partial_rope, qk_gain, softmax  # noqa: F401
+from . import gqa_attention, partial_rope, qk_gain, softmax  # noqa: F401
