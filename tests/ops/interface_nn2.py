@@ -41,6 +41,8 @@ INTERFACE = {
         ("output", 1, OUT, T.F32, 4)]),
     "vyre-libs::nn::gqa_attention": ((64, 1, 1), [
         ("q", 0, RO, T.F32, 8), ("k", 1, RO, T.F32, 4), ("v", 2, RO, T.F32, 4), ("out", 3, OUT, T.F32, 8)]),
+    "vyre-libs::nn::attention": ((1, 1, 1), [
+        ("q", 0, RO, T.F32, 8), ("k", 1, RO, T.F32, 8), ("v", 2, RO, T.F32, 8), ("out", 3, OUT, T.F32, 8)]),
 }
 
 
