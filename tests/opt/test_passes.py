@@ -344,3 +344,60 @@ def test_hoist_fired_on_random_programs():
     if not HOISTED:
         pytest.skip("runs after test_hoist_random_seed_like_identical")
     assert sum(HOISTED) >= len(HOISTED) // 10, f"hoisted in {sum(HOISTED)} of {len(HOISTED)}"
+
+
+# ----------------------------------------------------------------------------- parallelism-aware local size
+def test_few_invocations_get_smaller_workgroups_on_gpus():
+    from vyre_vk.opt.dispatch import MIN_WORKGROUPS
+    program = get(SEED).build_with(model_dim=2048, hidden_dim=8192)
+    graph, reports = optimize(program, device_class="nvidia")
+    # pre-pass: 8192 invocations -> 32 wide (256 workgroups); main: 2048 -> 16 wide (128)
+    assert [s.workgroup_size[0] for s in graph.stages] == [32, 16]
+    assert "ids >= 2048 do nothing" in next(r.why for r in reports if r.name == "workgroup_size")
+    # CPU devices and unknown GPUs keep the table's local size
+    assert MIN_WORKGROUPS["llvmpipe"][0] == 1
+    assert [s.workgroup_size[0] for s in optimize(program, device_class="llvmpipe")[0].stages] == [256, 256]
+
+
+@pytest.mark.parametrize("d,h", [(1, 1), (17, 9), (40, 128), (300, 64)])
+def test_seed_small_workgroups_identical(d, h):
+    program = get(SEED).build_with(model_dim=d, hidden_dim=h)
+    graph, _ = check(program, seed_inputs(d, h, d + h), True, device_class="nvidia")
+    assert all(s.workgroup_size[0] < 64 for s in graph.stages) or d * h > 64 * 132
+
+
+def test_smaller_workgroup_needs_idle_tail():
+    from vyre_vk.opt.dispatch import inert_from
+    # gid >= 8 still stores (out[gid % 8]): the 64 original invocations must all run,
+    # so the local size may grow (guarded) but never shrink below 64
+    bufs = [BufferDecl.read("a", 0, U32).with_count(8), BufferDecl.output("out", 1, U32).with_count(8)]
+    p = _prog([Node.store("out", Expr.rem(Expr.gid_x(), Expr.u32(8)), Expr.gid_x())], bufs, wg=(64, 1, 1))
+    assert inert_from(p) is None
+    q, _ = workgroup_size(p, 256, min_workgroups=132, min_local=16)
+    assert q.workgroup_size[0] >= 64
+    same(reference.run(p, {"a": np.zeros(8, np.uint32)}), reference.run(q, {"a": np.zeros(8, np.uint32)}))
+    # guarded at a bound above the output length: not provably idle from n on
+    i = Expr.var("i")
+    p = _prog([Node.let_bind("i", Expr.gid_x()), Node.if_then(Expr.lt(i, Expr.u32(9)), [
+        Node.store("out", Expr.u32(0), i)])], bufs)
+    assert inert_from(p) == 9 and workgroup_size(p, 256, 132, 16)[0].workgroup_size[0] >= 64
+    # guarded at n: shrinks
+    p = _prog([Node.let_bind("i", Expr.gid_x()), Node.if_then(Expr.lt(i, Expr.u32(8)), [
+        Node.store("out", i, i)])], bufs)
+    q, why = workgroup_size(p, 256, 132, 16)
+    assert q.workgroup_size[0] == 16 and "ids >= 8 do nothing" in why
+    same(reference.run(p, {"a": np.zeros(8, np.uint32)}), reference.run(q, {"a": np.zeros(8, np.uint32)}))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(programs(), st.integers(0, 3))
+def test_random_programs_identical_gpu_classes(program, seed):
+    inputs = program_inputs(program, seed)
+    try:
+        expected = reference.run(program, inputs)
+    except EvalError:
+        return
+    for cls in ("nvidia", "amd"):
+        graph, reports = optimize(program, True, device_class=cls, hoist_min_loops=0)
+        assert not any("reverted" in r.why for r in reports), reports
+        same(expected, graph.run_reference(inputs))

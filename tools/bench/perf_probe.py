@@ -24,6 +24,7 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--period-ns", type=float, default=1.0)
     ap.add_argument("--skip", default="")
+    ap.add_argument("--device-class", default=None, help="optimise as for this class (nvidia, amd, ...)")
     args = ap.parse_args()
     import sys
     sys.path.insert(0, "tools/bench")
@@ -51,7 +52,12 @@ def main() -> int:
                    "w2": rng.standard_normal(h * d, dtype=np.float32) / np.float32(np.sqrt(h)),
                    "grad_out": rng.standard_normal(d, dtype=np.float32)}
             want = reference.run(p, ins)["grad_x"]
-            k = dev.compile(p, optimize=True)
+            if args.device_class:
+                from vyre_vk.opt import optimize
+                from vyre_vk.runtime.graph import Graph
+                k = Graph(dev, optimize(p, True, device_class=args.device_class)[0])
+            else:
+                k = dev.compile(p, optimize=True)
             got = k.run(ins)["grad_x"]
             assert got.tobytes() == want.tobytes(), "seed op not bit-exact"
             gpu, _ = k.profile(ins, repeats=args.repeats, timestamp_period_ns=args.period_ns)

@@ -25,7 +25,7 @@ from ..ir.program import BufferDecl, Program
 from ..ir.validate import ValidationError, validate
 from .cse import cse
 from .dce import dce
-from .dispatch import BEST_LOCAL_SIZE, coarsen, coarsen_factor, workgroup_size
+from .dispatch import BEST_LOCAL_SIZE, MIN_WORKGROUPS, coarsen, coarsen_factor, workgroup_size
 from .fold import constant_fold
 from .hoist import hoist_invariant
 from .licm import licm
@@ -127,6 +127,7 @@ def optimize(program: Program, passes: Union[bool, Iterable[str], None] = True, 
             raise ValueError(f"unknown optimiser pass(es) {unknown}. Fix: use names from {list(PASS_ORDER)}.")
     validate(program)
     size = local_size or BEST_LOCAL_SIZE.get(device_class, BEST_LOCAL_SIZE["default"])
+    min_wgs, min_local = (1, size) if local_size else MIN_WORKGROUPS.get(device_class, MIN_WORKGROUPS["default"])
     stages = [program]
     scratch: list[BufferDecl] = []
     reports: list[PassReport] = []
@@ -162,7 +163,7 @@ def optimize(program: Program, passes: Union[bool, Iterable[str], None] = True, 
             scalar_round(("dce",), record=False)
     if "workgroup_size" in chosen:
         whys = []
-        stages = _apply("workgroup_size", lambda p: workgroup_size(p, size), stages, whys)
+        stages = _apply("workgroup_size", lambda p: workgroup_size(p, size, min_wgs, min_local), stages, whys)
         reports.append(PassReport("workgroup_size", bool(whys), "; ".join(whys)))
     if "coarsen" in chosen:
         whys = []
