@@ -29,6 +29,7 @@ from .dispatch import BEST_LOCAL_SIZE, MIN_WORKGROUPS, coarsen, coarsen_factor, 
 from .fold import constant_fold
 from .hoist import hoist_invariant
 from .licm import licm
+from .unroll import unroll_loads
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ class ProgramGraph:
 
 
 #: Pass name -> (kind, function). "program" passes map Program -> (Program, why).
-PASS_ORDER = ("constant_fold", "dce", "cse", "licm", "hoist_invariant", "workgroup_size", "coarsen")
+PASS_ORDER = ("constant_fold", "dce", "cse", "licm", "hoist_invariant", "unroll", "workgroup_size", "coarsen")
 DEFAULT_PASSES = frozenset(PASS_ORDER)
 _SCALAR: dict[str, Callable] = {"constant_fold": constant_fold, "dce": dce, "cse": cse, "licm": licm}
 MAX_STAGES = 4
@@ -161,6 +162,10 @@ def optimize(program: Program, passes: Union[bool, Iterable[str], None] = True, 
         reports.append(PassReport("hoist_invariant", bool(whys), "; ".join(whys)))
         if whys:  # tidy the new stages (e.g. lets the main program no longer reads)
             scalar_round(("dce",), record=False)
+    if "unroll" in chosen:
+        whys = []
+        stages = _apply("unroll", unroll_loads, stages, whys)
+        reports.append(PassReport("unroll", bool(whys), "; ".join(whys)))
     if "workgroup_size" in chosen:
         whys = []
         stages = _apply("workgroup_size", lambda p: workgroup_size(p, size, min_wgs, min_local), stages, whys)
