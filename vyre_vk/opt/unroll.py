@@ -33,7 +33,7 @@ from ..ir.program import Program
 from .analysis import (Facts, NameSource, all_names, assigned_vars, defined_vars, map_expr, map_node_exprs,
                        node_all_exprs, replace_entry, size_of, walk_nodes, with_bodies)
 
-UNROLL = 8
+UNROLL = 16
 MAX_BODY_SIZE = 64      # expression nodes in the loop body (code size: U copies)
 MIN_TRIP = 2 * UNROLL
 
