@@ -43,6 +43,9 @@ INTERFACE = {
         ("q", 0, RO, T.F32, 8), ("k", 1, RO, T.F32, 4), ("v", 2, RO, T.F32, 4), ("out", 3, OUT, T.F32, 8)]),
     "vyre-libs::nn::attention": ((1, 1, 1), [
         ("q", 0, RO, T.F32, 8), ("k", 1, RO, T.F32, 8), ("v", 2, RO, T.F32, 8), ("out", 3, OUT, T.F32, 8)]),
+    "vyre-libs::nn::flash_attention": ((128, 1, 1), [
+        ("q", 0, RO, T.F32, 9), ("k", 1, RO, T.F32, 9), ("v", 2, RO, T.F32, 9), ("flash_o", 0, WG, T.F32, 128),
+        ("out", 3, OUT, T.F32, 9)]),
 }
 
 

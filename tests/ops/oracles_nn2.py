@@ -198,7 +198,7 @@ def _():
 # differs from the reference by a few ULPs moves an almost-cancelled output by many bit-ULPs, so
 # tests/ops/test_random.py applies vyre's bit-ULP metric only to elements with scale/|value| <= COND_MAX
 # (every element is still checked against NumPy in ULPs of the scale).
-CANCELLING_NN2 = {"vyre-libs::nn::gqa_attention", "vyre-libs::nn::attention"}
+CANCELLING_NN2 = {"vyre-libs::nn::gqa_attention", "vyre-libs::nn::attention", "vyre-libs::nn::flash_attention"}
 
 
 def _attention_np(ins, p):
@@ -231,3 +231,10 @@ VECTOR_DISAGREEMENTS_NN2 = {
     # weights move by 1 ULP and out[4], out[5], out[7] by 2, 4 and 2 ULP (pinned in test_nn2.py).
     ("vyre-libs::nn::attention", "out"): {4: 2, 5: 4, 7: 2},
 }
+
+
+@oracle("vyre-libs::nn::flash_attention", {"seq_len": 40, "head_dim": 12}, 32,
+        "online softmax: each key rescales the running sums (one exp and 2 roundings per key), "
+        "plus the dots and the final division")
+def _():
+    return _attention_inputs, _attention_np

@@ -40,7 +40,7 @@ def _nan_sticky_max(score: Expr, current: Expr) -> Expr:
     return Expr.select(Expr.is_nan(score), score, Expr.select(Expr.gt(score, current), score, current))
 
 
-def direct_attention_program(q: str, k: str, v: str, out: str, s: int, d: int) -> Program:
+def direct_attention_program(q: str, k: str, v: str, out: str, s: int, d: int, generator: str = OP_ID) -> Program:
     scale = Expr.f32(inv_sqrt_scale(d))
     nodes = []
     for row in range(s):
@@ -75,7 +75,7 @@ def direct_attention_program(q: str, k: str, v: str, out: str, s: int, d: int) -
          BufferDecl.storage(v, 2, BufferAccess.ReadOnly, DataType.F32).with_count(elements),
          BufferDecl.output(out, 3, DataType.F32).with_count(elements)],
         (1, 1, 1),
-        [wrap_anonymous(OP_ID, [Node.if_then(Expr.eq(Expr.gid_x(), Expr.u32(0)), nodes)])],
+        [wrap_anonymous(generator, [Node.if_then(Expr.eq(Expr.gid_x(), Expr.u32(0)), nodes)])],
     )
 
 
