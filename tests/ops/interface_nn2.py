@@ -46,6 +46,8 @@ INTERFACE = {
     "vyre-libs::nn::flash_attention": ((128, 1, 1), [
         ("q", 0, RO, T.F32, 9), ("k", 1, RO, T.F32, 9), ("v", 2, RO, T.F32, 9), ("flash_o", 0, WG, T.F32, 128),
         ("out", 3, OUT, T.F32, 9)]),
+    "vyre-libs::nn::attention::quest_paging": ((1, 1, 1), [
+        ("q", 0, RO, T.F32, 2), ("meta", 1, RO, T.F32, 8), ("scores", 2, RW, T.F32, 4), ("io", 3, RW, T.U32, 4)]),
 }
 
 

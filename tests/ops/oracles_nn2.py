@@ -238,3 +238,24 @@ VECTOR_DISAGREEMENTS_NN2 = {
         "plus the dots and the final division")
 def _():
     return _attention_inputs, _attention_np
+
+
+F32_MIN = float(np.finfo(np.float32).min)
+
+
+@oracle("vyre-libs::nn::attention::quest_paging", {"num_pages": 200, "k": 8, "d_head": 12}, lambda p: p["d_head"] + 1,
+        "sequential dot of d_head terms: <= d_head roundings, in ULPs of sum |q m|; selection exact")
+def _():
+    def inputs(rng, p):
+        return {"q": normal(rng, p["d_head"]), "meta": normal(rng, p["num_pages"] * p["d_head"]),
+                "scores": np.zeros(p["num_pages"], F32), "io": np.zeros(p["num_pages"], np.uint32)}
+
+    def np_fn(ins, p):
+        m = d(ins["meta"]).reshape(p["num_pages"], p["d_head"])
+        score, mag = m @ d(ins["q"]), np.abs(m) @ np.abs(d(ins["q"]))
+        picked = _top_k_desc(score, p["k"])
+        io = np.zeros(p["num_pages"], np.uint32)
+        io[:p["k"]] = picked
+        score[picked], mag[picked] = F32_MIN, abs(F32_MIN)
+        return {"scores": (score, mag), "io": io}
+    return inputs, np_fn

@@ -228,3 +228,22 @@ def test_partial_rope_rejects_odd_rope_dims():
 def test_qk_gain_empty_shape_builds_a_no_op():
     p = ops.get("vyre-libs::nn::qk_gain").build_with(seq_len=0)
     assert p.entry[0].body == ()
+
+
+def test_quest_paging_direct_program_random(vk_device):
+    """num_pages <= 8, k <= 4, d_head <= 16: the straight-line program (registered shape). Its
+    select chains nest every earlier pick and best score, so the expression tree grows
+    exponentially with num_pages * k (no sharing in the IR tree or our GLSL): 6 pages x 3 ranks
+    does not compile on lavapipe in minutes and 4 x 2 with d_head 6 takes 2 minutes, so this uses
+    the registered shape (4 pages, k 2, d_head 2) with random values."""
+    params = {"num_pages": 4, "k": 2, "d_head": 2}
+    spec = ORACLES["vyre-libs::nn::attention::quest_paging"]
+    program = ops.get("vyre-libs::nn::attention::quest_paging").build_with(**params)
+    assert program.workgroup_size == (1, 1, 1)
+    kernel = vk_device.compile(program)
+    for seed in range(3):
+        ins = spec.inputs(np.random.default_rng(seed), params)
+        ref, got = reference.run(program, ins), kernel.run(ins)
+        want = spec.numpy(ins, params)
+        assert np_error(ref, want) <= 5
+        assert compare(program, ref, got, 4).ok
