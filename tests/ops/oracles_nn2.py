@@ -259,3 +259,32 @@ def _():
         score[picked], mag[picked] = F32_MIN, abs(F32_MIN)
         return {"scores": (score, mag), "io": io}
     return inputs, np_fn
+
+
+def _pack_3bit(codes):
+    words = np.zeros(-(-codes.size // 10), np.uint64)
+    for f, c in enumerate(codes.astype(np.uint64)):
+        words[f // 10] |= c << np.uint64((f % 10) * 3)
+    return words.astype(np.uint32)
+
+
+def _unpack_3bit(words, n):
+    f = np.arange(n)
+    return ((words[f // 10].astype(np.uint64) >> ((f % 10) * 3).astype(np.uint64)) & 7).astype(np.float64)
+
+
+@oracle("vyre-libs::nn::attention::turboquant", {"seq_len": 40, "d_head": 24}, lambda p: p["seq_len"] + p["d_head"] + 2,
+        "score: d_head-term sum; out: seq_len-term sum of products: <= s+d+1 roundings of sum |terms|")
+def _():
+    def inputs(rng, p):
+        n = p["seq_len"] * p["d_head"]
+        return {"q": normal(rng, p["d_head"]), "kp": _pack_3bit(rng.integers(0, 8, n)),
+                "vp": _pack_3bit(rng.integers(0, 8, n)), "out": np.zeros(p["d_head"], F32)}
+
+    def np_fn(ins, p):
+        s, dd = p["seq_len"], p["d_head"]
+        K = _unpack_3bit(ins["kp"], s * dd).reshape(s, dd)
+        V = _unpack_3bit(ins["vp"], s * dd).reshape(s, dd)
+        q = d(ins["q"])
+        return {"out": ((K @ q) @ V, (K @ np.abs(q)) @ V)}
+    return inputs, np_fn

@@ -247,3 +247,23 @@ def test_quest_paging_direct_program_random(vk_device):
         want = spec.numpy(ins, params)
         assert np_error(ref, want) <= 5
         assert compare(program, ref, got, 4).ok
+
+
+def test_turboquant_direct_program_random(vk_device):
+    """seq_len <= 8, d_head <= 16: the straight-line program, random codes (3 x 3)."""
+    params = {"seq_len": 3, "d_head": 3}
+    spec = ORACLES["vyre-libs::nn::attention::turboquant"]
+    program = ops.get("vyre-libs::nn::attention::turboquant").build_with(**params)
+    assert program.workgroup_size == (1, 1, 1)
+    kernel = vk_device.compile(program)
+    for seed in range(3):
+        ins = spec.inputs(np.random.default_rng(seed), params)
+        ref, got = reference.run(program, ins), kernel.run(ins)
+        assert np_error(ref, spec.numpy(ins, params)) <= spec.ulp(params)
+        assert compare(program, ref, got, 4).ok
+
+
+def test_turboquant_codes_are_ten_3bit_fields_per_word():
+    from .oracles_nn2 import _pack_3bit
+    assert _pack_3bit(np.array([1, 2, 3, 4])).tolist() == [0x8D1]
+    assert _pack_3bit(np.array([7] * 10 + [5])).tolist() == [0x3FFFFFFF, 5]
