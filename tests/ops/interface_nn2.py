@@ -50,6 +50,8 @@ INTERFACE = {
         ("q", 0, RO, T.F32, 2), ("meta", 1, RO, T.F32, 8), ("scores", 2, RW, T.F32, 4), ("io", 3, RW, T.U32, 4)]),
     "vyre-libs::nn::attention::turboquant": ((1, 1, 1), [
         ("q", 0, RO, T.F32, 2), ("kp", 1, RO, T.U32, 1), ("vp", 2, RO, T.U32, 1), ("out", 3, RW, T.F32, 2)]),
+    "vyre-libs::nn::linear_4bit": ((256, 1, 1), [
+        ("x", 0, RO, T.F32, 8), ("w", 1, RO, T.U32, 4), ("b", 2, RO, T.F32, 4), ("out", 3, OUT, T.F32, 4)]),
 }
 
 

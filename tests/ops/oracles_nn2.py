@@ -288,3 +288,22 @@ def _():
         q = d(ins["q"])
         return {"out": ((K @ q) @ V, (K @ np.abs(q)) @ V)}
     return inputs, np_fn
+
+
+@oracle("vyre-libs::nn::linear_4bit", {"in_dim": 48, "out_dim": 24}, lambda p: p["in_dim"] + 2,
+        "exact nibble decode, then (in+1) roundings of a dot product, in ULPs of sum |terms|")
+def _():
+    def inputs(rng, p):
+        codes = rng.integers(0, 16, (p["in_dim"] // 8, 8, p["out_dim"]), dtype=np.uint64)
+        words = np.zeros((p["in_dim"] // 8, p["out_dim"]), np.uint64)
+        for s in range(8):
+            words |= codes[:, s, :] << np.uint64(4 * s)
+        return {"x": normal(rng, p["in_dim"]), "w": words.reshape(-1).astype(np.uint32), "b": normal(rng, p["out_dim"])}
+
+    def np_fn(ins, p):
+        w = ins["w"].astype(np.uint64).reshape(p["in_dim"] // 8, p["out_dim"])
+        W = np.stack([(w >> np.uint64(4 * s)) & np.uint64(0xF) for s in range(8)], axis=1)
+        W = W.reshape(p["in_dim"], p["out_dim"]).astype(np.float64)
+        x, b = d(ins["x"]), d(ins["b"])
+        return {"out": (b + x @ W, np.abs(b) + np.abs(x) @ W)}
+    return inputs, np_fn
