@@ -1,0 +1,254 @@
+"""Independent NumPy oracles for the ops ported in ops3 (vyre-libs math, nn/optim, nn/quant),
+written from each op's math, registered into ``ORACLES`` (tests/ops/oracles.py imports this
+module at its end).
+
+Fixed-size programs (e.g. the 2x2 Strassen kernel) take ``repeats`` independent random cases
+so the random run still covers >= 10x the registered vector's elements.
+
+Example::
+
+    >>> from tests.ops.oracles import ORACLES
+    >>> spec = ORACLES["vyre-libs::math::dot"]
+    >>> ins = spec.inputs(np.random.default_rng(0), spec.params)
+    >>> spec.numpy(ins, spec.params)["out"].dtype
+    dtype('uint32')
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .oracles import ORACLES, F32, Oracle, d, exact, normal
+
+U32 = np.uint32
+MASK = 0xFFFFFFFF
+
+
+@dataclass(frozen=True)
+class RepeatedOracle(Oracle):
+    repeats: int = 1                                 # independent random cases of a fixed-size program
+
+
+def oracle(op_id: str, params: dict, ulp, why: str, repeats: int = 1):
+    def deco(fn):
+        inputs_fn, numpy_fn = fn()
+        ORACLES[op_id] = RepeatedOracle(params, inputs_fn, numpy_fn, ulp if callable(ulp) else (lambda p, u=ulp: u),
+                                        why, repeats)
+        return fn
+    return deco
+
+
+def f(x) -> float:
+    """The f32 value the host folds a builder constant to (vyre's Rust builders use f32)."""
+    return float(F32(x))
+
+
+def ru32(rng, n, hi=2**32):
+    return rng.integers(0, hi, n, dtype=np.uint64).astype(U32)
+
+
+# ---------------------------------------------------------------- math/linalg
+@oracle("vyre-libs::math::dot", {"n": 2600}, 0, "wrapping u32: exact")
+def _():
+    def np_fn(ins, p):
+        prod = (ins["lhs"].astype(np.uint64) * ins["rhs"].astype(np.uint64)) & MASK
+        return {"out": np.asarray([int(prod.sum()) & MASK], U32)}
+    return (lambda rng, p: {"lhs": ru32(rng, p["n"]), "rhs": ru32(rng, p["n"])}, np_fn)
+
+
+def _wrapping_matmul(a, b, m, k, n):
+    a = a.astype(np.uint64).reshape(m, k)
+    b = b.astype(np.uint64).reshape(k, n)
+    prod = (a[:, :, None] * b[None, :, :]) & MASK                  # each < 2^32, k of them fit in u64
+    return (prod.sum(axis=1) & MASK).astype(U32).reshape(-1)
+
+
+@oracle("vyre-libs::math::matmul", {"m": 16, "k": 12, "n": 20}, 0, "wrapping u32: exact")
+def _():
+    return (lambda rng, p: {"a": ru32(rng, p["m"] * p["k"]), "b": ru32(rng, p["k"] * p["n"])},
+            lambda ins, p: {"out": _wrapping_matmul(ins["a"], ins["b"], p["m"], p["k"], p["n"])})
+
+
+def _bias_inputs(rng, p):
+    return {"a": ru32(rng, p["m"] * p["k"]), "b": ru32(rng, p["k"] * p["n"]), "bias": ru32(rng, p["n"])}
+
+
+def _bias_np(ins, p):
+    mm = _wrapping_matmul(ins["a"], ins["b"], p["m"], p["k"], p["n"]).astype(np.uint64).reshape(p["m"], p["n"])
+    return {"out": ((mm + ins["bias"].astype(np.uint64)[None, :]) & MASK).astype(U32).reshape(-1)}
+
+
+@oracle("vyre-libs::math::matmul_bias", {"m": 8, "k": 6, "n": 10}, 0, "wrapping u32: exact")
+def _():
+    return _bias_inputs, _bias_np
+
+
+@oracle("vyre-libs::math::matmul_bias::scalar", {"m": 4, "k": 3, "n": 5}, 0, "wrapping u32: exact")
+def _():
+    return _bias_inputs, _bias_np
+
+
+@oracle("vyre-libs::math::linalg::matmul_strassen_2x2", {}, 8,
+        "Strassen is only normwise stable: in ULPs of (sum|A|)(sum|B|), a few roundings per product chain",
+        repeats=16)
+def _():
+    def np_fn(ins, p):
+        A, B = d(ins["a"]).reshape(2, 2), d(ins["b"]).reshape(2, 2)
+        norm = np.abs(A).sum() * np.abs(B).sum()
+        return {"c": ((A @ B).reshape(-1), np.full(4, norm))}
+    return (lambda rng, p: {"a": normal(rng, 4, 3.0), "b": normal(rng, 4, 3.0)}, np_fn)
+
+
+# ---------------------------------------------------------------- math/broadcast, reduce_variance
+@oracle("vyre-libs::math::broadcast", {"n": 100}, 0, "copy: exact")
+def _():
+    return (lambda rng, p: {"src": ru32(rng, 1)},
+            lambda ins, p: {"dst": np.full(p["n"], ins["src"][0], U32)})
+
+
+@oracle("vyre-libs::math::reduce_variance", {"n": 3000}, 8,
+        "Welford per lane (12 steps) + 8-level merge tree, in ULPs of E[x^2] (measured <= 1.3)")
+def _():
+    def np_fn(ins, p):
+        x = d(ins["input"])
+        return {"output": (np.asarray([x.var()]), np.asarray([np.mean(x * x)]))}
+    return (lambda rng, p: {"input": (rng.standard_normal(p["n"]) * 1.5 + 0.5).astype(F32)}, np_fn)
+
+
+# ---------------------------------------------------------------- math/atomic
+def _serial(apply):
+    def np_fn(ins, p):
+        state = int(ins["state"][0])
+        trace = []
+        for v in ins["values"].tolist():
+            trace.append(state)
+            state = apply(state, int(v)) & MASK
+        return {"state": np.asarray([state], U32), "trace": np.asarray(trace, U32)}
+    return np_fn
+
+
+_SERIAL = {
+    "atomic_add_u32": (lambda s, v: s + v, 2**32),
+    "atomic_and_u32": (lambda s, v: s & v, 2**32),
+    "atomic_exchange_u32": (lambda s, v: v, 2**32),
+    "atomic_max_u32": (max, 2**32),
+    "atomic_min_u32": (min, 2**32),
+    "atomic_or_u32": (lambda s, v: s | v, 2**32),
+    "atomic_xor_u32": (lambda s, v: s ^ v, 2**32),
+}
+
+for _name, (_apply, _hi) in _SERIAL.items():
+    def _make(apply=_apply, name=_name):
+        def inputs(rng, p):
+            vals = ru32(rng, p["n"])
+            if name == "atomic_and_u32":   # keep most bits set so the state does not collapse to 0 at once
+                vals = vals | ru32(rng, p["n"]) | ru32(rng, p["n"])
+            return {"values": vals, "state": ru32(rng, 1)}
+        return inputs, _serial(apply)
+    oracle(f"vyre-libs::math::atomic::{_name}", {"n": 100}, 0, "serial walk: exact")(_make)
+
+
+@oracle("vyre-libs::math::atomic::atomic_compare_exchange_u32", {"n": 100}, 0, "serial walk: exact")
+def _():
+    def inputs(rng, p):
+        state = int(rng.integers(0, 2**32))
+        s0, expected, desired = state, [], []
+        for _ in range(p["n"]):           # about half of the lanes match the running state
+            e = state if rng.random() < 0.5 else int(rng.integers(0, 2**32))
+            w = int(rng.integers(0, 2**32))
+            expected.append(e)
+            desired.append(w)
+            state = w if state == e else state
+        return {"expected": np.asarray(expected, U32), "desired": np.asarray(desired, U32),
+                "state": np.asarray([s0], U32)}
+
+    def np_fn(ins, p):
+        state, trace = int(ins["state"][0]), []
+        for e, w in zip(ins["expected"].tolist(), ins["desired"].tolist()):
+            trace.append(state)
+            state = w if state == e else state
+        return {"state": np.asarray([state], U32), "trace": np.asarray(trace, U32)}
+    return inputs, np_fn
+
+
+@oracle("vyre-libs::math::atomic::lru_update_u32", {"index": 0, "timestamp": 12345}, 0, "max: exact", repeats=12)
+def _():
+    return (lambda rng, p: {"buffer": ru32(rng, 1, 25000)},
+            lambda ins, p: {"buffer": np.maximum(ins["buffer"], U32(p["timestamp"]))})
+
+
+# ---------------------------------------------------------------- nn/optim
+@oracle("vyre-libs::optim::adamw_step", {"n": 50, "lr": 0.001, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "wd": 0.01},
+        8, "m, v: two products and an add; params: sqrt, add, div, mul, sub in ULPs of |decayed| + |step|")
+def _():
+    def inputs(rng, p):
+        n = p["n"]
+        return {"params": normal(rng, n), "grads": normal(rng, n, 0.3), "m": normal(rng, n, 0.1),
+                "v": np.abs(normal(rng, n, 0.05)).astype(F32)}
+
+    def np_fn(ins, p):
+        b1, b2, lr = f(p["beta1"]), f(p["beta2"]), f(p["lr"])
+        c1, c2 = float(F32(1.0) - F32(p["beta1"])), float(F32(1.0) - F32(p["beta2"]))
+        decay = float(F32(1.0) - F32(p["lr"]) * F32(p["wd"]))
+        g, m, v, w = d(ins["grads"]), d(ins["m"]), d(ins["v"]), d(ins["params"])
+        m1, v1 = b1 * m + c1 * g, b2 * v + c2 * g * g
+        m2, v2 = b1 * m1 + c1 * g, b2 * v1 + c2 * g * g   # the params expression re-loads m, v after the stores
+        step = lr * m2 / (np.sqrt(v2) + f(p["eps"]))
+        return {"params": (w * decay - step, np.abs(w * decay) + np.abs(step)),
+                "m": (m1, np.abs(b1 * m) + np.abs(c1 * g)), "v": (v1, np.abs(v1))}
+    return inputs, np_fn
+
+
+@oracle("vyre-libs::optim::ema_apply", {"n": 64, "decay": 0.9}, 2, "two products and an add, in ULPs of sum |terms|")
+def _():
+    def np_fn(ins, p):
+        a, b = f(p["decay"]) * d(ins["ema"]), float(F32(1.0) - F32(p["decay"])) * d(ins["theta"])
+        return {"ema": (a + b, np.abs(a) + np.abs(b))}
+    return (lambda rng, p: {"ema": normal(rng, p["n"], 10.0), "theta": normal(rng, p["n"], 10.0)}, np_fn)
+
+
+def _muon(ins, lr, mu):
+    g, m, w = d(ins["grads"]), d(ins["momentum"]), d(ins["params"])
+    m1 = mu * m + g
+    m2 = mu * m1 + g                      # the output expression re-loads the stored momentum
+    step = lr * (g + mu * m2)
+    mag = lr * (np.abs(g) + mu * (mu * (mu * np.abs(m) + np.abs(g)) + np.abs(g)))
+    return {"momentum": (m1, mu * np.abs(m) + np.abs(g)), "output": (w - step, np.abs(w) + mag)}
+
+
+def _muon_inputs(rng, p):
+    n = p["n"]
+    return {"params": normal(rng, n), "grads": normal(rng, n, 0.3), "momentum": normal(rng, n, 0.3)}
+
+
+@oracle("vyre-libs::optim::muon_update", {"n": 40, "lr": 0.02, "momentum": 0.95}, 6,
+        "momentum: mul+add; output: 6 roundings, in ULPs of sum |terms|")
+def _():
+    return _muon_inputs, lambda ins, p: _muon(ins, f(p["lr"]), f(p["momentum"]))
+
+
+@oracle("vyre-libs::optim::muoneq_r", {"n": 64, "rows": 4, "cols": 2, "lr": 0.02, "momentum": 0.95}, 6,
+        "as muon_update with lr*sqrt(max(1, rows/cols)) folded in f32")
+def _():
+    def np_fn(ins, p):
+        scale = F32(np.sqrt(max(F32(p["rows"]) / F32(p["cols"]), F32(1.0)), dtype=F32))
+        return _muon(ins, float(F32(scale * F32(p["lr"]))), f(p["momentum"]))
+    return _muon_inputs, np_fn
+
+
+_NS = (f(3.4445), f(-4.7750), f(2.0315))
+
+
+@oracle("vyre-libs::optim::newton_schulz_5step", {"rows": 8, "cols": 8}, 8,
+        "5 quintic steps; scale propagates each step's sum |terms| through |p'(x)| (first-order error bound)")
+def _():
+    def np_fn(ins, p):
+        a, b, c = _NS
+        x = d(ins["mat"])
+        s = np.zeros_like(x)
+        for _ in range(5):
+            s = np.abs(a + 3 * b * x**2 + 5 * c * x**4) * s + np.abs(a * x) + np.abs(b * x**3) + np.abs(c * x**5)
+            x = a * x + b * x**3 + c * x**5
+        return {"output": (x, s)}
+    return (lambda rng, p: {"mat": rng.uniform(-1.0, 1.0, p["rows"] * p["cols"]).astype(F32)}, np_fn)
