@@ -1,2 +1,2 @@
 from . import activation, backward, linear, norm  # noqa: F401  (registers the nn ops)
-from . import optim  # noqa: F401  (nn/optim, ported in ops3)
+from . import optim, quant  # noqa: F401  (nn/optim, nn/quant: ported in ops3)
