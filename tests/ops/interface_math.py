@@ -52,4 +52,7 @@ MATH_INTERFACE = {
     "vyre-libs::quant::int8_unpack": ((64, 1, 1), [("packed", 0, RO, T.U32, 4), ("scales", 1, RO, T.F32, 2),
                                                    ("output", 2, OUT, T.F32, 4)]),
     "vyre-libs::quant::int8_pack": ((64, 1, 1), [("input", 0, RO, T.U32, 4), ("output", 1, OUT, T.U32, 4)]),
+    "vyre-libs::math::conv::conv2d_3x3_direct": ((64, 1, 1), [("input", 0, RO, T.F32, 16), ("kernel", 1, RO, T.F32, 9),
+                                                              ("output", 2, OUT, T.F32, 16)]),
+    "vyre-libs::math::conv::im2col_3x3": ((64, 1, 1), [("input", 0, RO, T.F32, 16), ("output", 1, OUT, T.F32, 144)]),
 }
