@@ -7,7 +7,7 @@ RO, RW = A.ReadOnly, A.ReadWrite
 OUT, WG = "out", "wg"
 
 MATH_EXPLICIT_ULP = {"vyre-libs::optim::newton_schulz_5step": 64, "vyre-libs::optim::ema_apply": 1,
-                     "vyre-libs::optim::muoneq_r": 8}
+                     "vyre-libs::optim::muoneq_r": 8, "vyre-libs::math::fft::fft_convolve_circular_complex": 4}
 
 # vyre registers the 1x1x1 matmul_bias program under its own id: its Region keeps matmul_bias's name.
 MATH_GENERATOR = {"vyre-libs::math::matmul_bias::scalar": "vyre-libs::math::matmul_bias"}
@@ -55,4 +55,13 @@ MATH_INTERFACE = {
     "vyre-libs::math::conv::conv2d_3x3_direct": ((64, 1, 1), [("input", 0, RO, T.F32, 16), ("kernel", 1, RO, T.F32, 9),
                                                               ("output", 2, OUT, T.F32, 16)]),
     "vyre-libs::math::conv::im2col_3x3": ((64, 1, 1), [("input", 0, RO, T.F32, 16), ("output", 1, OUT, T.F32, 144)]),
+    "vyre-libs::math::fft::fft4_complex": ((1, 1, 1), [("input", 0, RO, T.F32, 8), ("output", 1, OUT, T.F32, 8)]),
+    "vyre-libs::math::fft::fft_radix2": ((1, 1, 1), [("input", 0, RO, T.F32, 8), ("output", 1, OUT, T.F32, 8)]),
+    "vyre-libs::math::fft::pointwise_complex_multiply_conjugate": ((1, 1, 1), [
+        ("signal_freq", 0, RO, T.F32, 8), ("kernel_freq", 1, RO, T.F32, 8), ("product_freq", 2, OUT, T.F32, 8)]),
+    "vyre-libs::math::fft::scale_conjugate_inverse": ((1, 1, 1), [("product_freq", 0, RO, T.F32, 8),
+                                                                  ("output", 1, OUT, T.F32, 8)]),
+    "vyre-libs::math::fft::fft_convolve_circular_complex": ((1, 1, 1), [
+        ("signal", 0, RO, T.F32, 8), ("kernel", 1, RO, T.F32, 8), ("signal_freq", 0, WG, T.F32, 8),
+        ("kernel_freq", 0, WG, T.F32, 8), ("product_freq", 0, WG, T.F32, 8), ("output", 2, OUT, T.F32, 8)]),
 }
