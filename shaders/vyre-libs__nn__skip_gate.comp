@@ -32,10 +32,10 @@ int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
-float vk_ld_gate(uint i) { return i < uint(gate.length()) ? vyre_canon(gate[i]) : 0.0; }
-float vk_ld_branch(uint i) { return i < uint(branch.length()) ? vyre_canon(branch[i]) : 0.0; }
-float vk_ld_skip(uint i) { return i < uint(skip.length()) ? vyre_canon(skip[i]) : 0.0; }
-void vk_st_v_output(uint i, float v) { if (i < uint(v_output.length())) v_output[i] = vyre_canon(v); }
+float vk_ld_gate(uint vk_i) { return vk_i < uint(gate.length()) ? vyre_canon(gate[vk_i]) : 0.0; }
+float vk_ld_branch(uint vk_i) { return vk_i < uint(branch.length()) ? vyre_canon(branch[vk_i]) : 0.0; }
+float vk_ld_skip(uint vk_i) { return vk_i < uint(skip.length()) ? vyre_canon(skip[vk_i]) : 0.0; }
+void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::skip_gate
