@@ -18,23 +18,23 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fadd(float a, float b) { precise float r = a + b; return vyre_canon(r); }
-float vyre_fsub(float a, float b) { precise float r = a - b; return vyre_canon(r); }
+float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
+float vyre_fsub(float a, float b) { precise float r = a - b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & ~floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
 bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_fmax(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (a < b ? b : a)); }
 
-float vk_ld_logits(uint i) { return i < uint(logits.length()) ? vyre_canon(logits[i]) : 0.0; }
-uint vk_ld_targets(uint i) { return i < uint(targets.length()) ? targets[i] : 0u; }
-float vk_ld_ce_scratch(uint i) { return i < 256u ? ce_scratch[i] : 0.0; }
-void vk_st_ce_scratch(uint i, float v) { if (i < 256u) ce_scratch[i] = vyre_canon(v); }
-float vk_ld_ce_max_logit(uint i) { return i < 1u ? ce_max_logit[i] : 0.0; }
-void vk_st_ce_max_logit(uint i, float v) { if (i < 1u) ce_max_logit[i] = vyre_canon(v); }
-float vk_ld_ce_target_logit(uint i) { return i < 1u ? ce_target_logit[i] : 0.0; }
-void vk_st_ce_target_logit(uint i, float v) { if (i < 1u) ce_target_logit[i] = vyre_canon(v); }
-void vk_st_loss(uint i, float v) { if (i < uint(loss.length())) loss[i] = vyre_canon(v); }
+float vk_ld_logits(uint vk_i) { return vk_i < uint(logits.length()) ? vyre_canon(logits[vk_i]) : 0.0; }
+uint vk_ld_targets(uint vk_i) { return vk_i < uint(targets.length()) ? targets[vk_i] : 0u; }
+float vk_ld_ce_scratch(uint vk_i) { return vk_i < 256u ? ce_scratch[vk_i] : 0.0; }
+void vk_st_ce_scratch(uint vk_i, float vk_v) { if (vk_i < 256u) ce_scratch[vk_i] = vyre_canon(vk_v); }
+float vk_ld_ce_max_logit(uint vk_i) { return vk_i < 1u ? ce_max_logit[vk_i] : 0.0; }
+void vk_st_ce_max_logit(uint vk_i, float vk_v) { if (vk_i < 1u) ce_max_logit[vk_i] = vyre_canon(vk_v); }
+float vk_ld_ce_target_logit(uint vk_i) { return vk_i < 1u ? ce_target_logit[vk_i] : 0.0; }
+void vk_st_ce_target_logit(uint vk_i, float vk_v) { if (vk_i < 1u) ce_target_logit[vk_i] = vyre_canon(vk_v); }
+void vk_st_loss(uint vk_i, float vk_v) { if (vk_i < uint(loss.length())) loss[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     for (uint vk_z = gl_LocalInvocationIndex; vk_z < 256u; vk_z += 256u) { ce_scratch[vk_z] = 0.0; }

@@ -17,8 +17,8 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fadd(float a, float b) { precise float r = a + b; return vyre_canon(r); }
-float vyre_fsub(float a, float b) { precise float r = a - b; return vyre_canon(r); }
+float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
+float vyre_fsub(float a, float b) { precise float r = a - b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & ~floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
 float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_fdiv(float a, float b) {
@@ -35,14 +35,14 @@ bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
-float vk_ld_v_input(uint i) { return i < uint(v_input.length()) ? vyre_canon(v_input[i]) : 0.0; }
-float vk_ld_ln_sum_scratch(uint i) { return i < 4u ? ln_sum_scratch[i] : 0.0; }
-void vk_st_ln_sum_scratch(uint i, float v) { if (i < 4u) ln_sum_scratch[i] = vyre_canon(v); }
-float vk_ld_ln_sq_scratch(uint i) { return i < 4u ? ln_sq_scratch[i] : 0.0; }
-void vk_st_ln_sq_scratch(uint i, float v) { if (i < 4u) ln_sq_scratch[i] = vyre_canon(v); }
-float vk_ld_ln_stats(uint i) { return i < 2u ? ln_stats[i] : 0.0; }
-void vk_st_ln_stats(uint i, float v) { if (i < 2u) ln_stats[i] = vyre_canon(v); }
-void vk_st_v_output(uint i, float v) { if (i < uint(v_output.length())) v_output[i] = vyre_canon(v); }
+float vk_ld_v_input(uint vk_i) { return vk_i < uint(v_input.length()) ? vyre_canon(v_input[vk_i]) : 0.0; }
+float vk_ld_ln_sum_scratch(uint vk_i) { return vk_i < 4u ? ln_sum_scratch[vk_i] : 0.0; }
+void vk_st_ln_sum_scratch(uint vk_i, float vk_v) { if (vk_i < 4u) ln_sum_scratch[vk_i] = vyre_canon(vk_v); }
+float vk_ld_ln_sq_scratch(uint vk_i) { return vk_i < 4u ? ln_sq_scratch[vk_i] : 0.0; }
+void vk_st_ln_sq_scratch(uint vk_i, float vk_v) { if (vk_i < 4u) ln_sq_scratch[vk_i] = vyre_canon(vk_v); }
+float vk_ld_ln_stats(uint vk_i) { return vk_i < 2u ? ln_stats[vk_i] : 0.0; }
+void vk_st_ln_stats(uint vk_i, float vk_v) { if (vk_i < 2u) ln_stats[vk_i] = vyre_canon(vk_v); }
+void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     for (uint vk_z = gl_LocalInvocationIndex; vk_z < 4u; vk_z += 4u) { ln_sum_scratch[vk_z] = 0.0; }

@@ -16,7 +16,7 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fadd(float a, float b) { precise float r = a + b; return vyre_canon(r); }
+float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
 float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_fdiv(float a, float b) {
@@ -31,10 +31,10 @@ int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
-float vk_ld_x(uint i) { return i < uint(x.length()) ? vyre_canon(x[i]) : 0.0; }
-float vk_ld_w(uint i) { return i < uint(w.length()) ? vyre_canon(w[i]) : 0.0; }
-float vk_ld_b(uint i) { return i < uint(b.length()) ? vyre_canon(b[i]) : 0.0; }
-void vk_st_v_out(uint i, float v) { if (i < uint(v_out.length())) v_out[i] = vyre_canon(v); }
+float vk_ld_x(uint vk_i) { return vk_i < uint(x.length()) ? vyre_canon(x[vk_i]) : 0.0; }
+float vk_ld_w(uint vk_i) { return vk_i < uint(w.length()) ? vyre_canon(w[vk_i]) : 0.0; }
+float vk_ld_b(uint vk_i) { return vk_i < uint(b.length()) ? vyre_canon(b[vk_i]) : 0.0; }
+void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::linear_silu

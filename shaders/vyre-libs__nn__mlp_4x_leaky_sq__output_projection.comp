@@ -16,13 +16,13 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fadd(float a, float b) { precise float r = a + b; return vyre_canon(r); }
+float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
 float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
 
-float vk_ld_w2(uint i) { return i < uint(w2.length()) ? vyre_canon(w2[i]) : 0.0; }
-float vk_ld_b2(uint i) { return i < uint(b2.length()) ? vyre_canon(b2[i]) : 0.0; }
-float vk_ld_v_mlp_4x_leaky_sq_hidden(uint i) { return i < uint(v_mlp_4x_leaky_sq_hidden.length()) ? vyre_canon(v_mlp_4x_leaky_sq_hidden[i]) : 0.0; }
-void vk_st_v_out(uint i, float v) { if (i < uint(v_out.length())) v_out[i] = vyre_canon(v); }
+float vk_ld_w2(uint vk_i) { return vk_i < uint(w2.length()) ? vyre_canon(w2[vk_i]) : 0.0; }
+float vk_ld_b2(uint vk_i) { return vk_i < uint(b2.length()) ? vyre_canon(b2[vk_i]) : 0.0; }
+float vk_ld_v_mlp_4x_leaky_sq_hidden(uint vk_i) { return vk_i < uint(v_mlp_4x_leaky_sq_hidden.length()) ? vyre_canon(v_mlp_4x_leaky_sq_hidden[vk_i]) : 0.0; }
+void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::mlp_4x_leaky_sq::output_projection

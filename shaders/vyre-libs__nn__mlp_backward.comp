@@ -18,17 +18,17 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fadd(float a, float b) { precise float r = a + b; return vyre_canon(r); }
+float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
 float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_fmax(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (a < b ? b : a)); }
 
-float vk_ld_x(uint i) { return i < uint(x.length()) ? vyre_canon(x[i]) : 0.0; }
-float vk_ld_w1(uint i) { return i < uint(w1.length()) ? vyre_canon(w1[i]) : 0.0; }
-float vk_ld_b1(uint i) { return i < uint(b1.length()) ? vyre_canon(b1[i]) : 0.0; }
-float vk_ld_w2(uint i) { return i < uint(w2.length()) ? vyre_canon(w2[i]) : 0.0; }
-float vk_ld_grad_out(uint i) { return i < uint(grad_out.length()) ? vyre_canon(grad_out[i]) : 0.0; }
-void vk_st_grad_x(uint i, float v) { if (i < uint(grad_x.length())) grad_x[i] = vyre_canon(v); }
+float vk_ld_x(uint vk_i) { return vk_i < uint(x.length()) ? vyre_canon(x[vk_i]) : 0.0; }
+float vk_ld_w1(uint vk_i) { return vk_i < uint(w1.length()) ? vyre_canon(w1[vk_i]) : 0.0; }
+float vk_ld_b1(uint vk_i) { return vk_i < uint(b1.length()) ? vyre_canon(b1[vk_i]) : 0.0; }
+float vk_ld_w2(uint vk_i) { return vk_i < uint(w2.length()) ? vyre_canon(w2[vk_i]) : 0.0; }
+float vk_ld_grad_out(uint vk_i) { return vk_i < uint(grad_out.length()) ? vyre_canon(grad_out[vk_i]) : 0.0; }
+void vk_st_grad_x(uint vk_i, float vk_v) { if (vk_i < uint(grad_x.length())) grad_x[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::mlp_backward

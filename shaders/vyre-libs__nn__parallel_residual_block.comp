@@ -16,12 +16,12 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fadd(float a, float b) { precise float r = a + b; return vyre_canon(r); }
+float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
 
-float vk_ld_x(uint i) { return i < uint(x.length()) ? vyre_canon(x[i]) : 0.0; }
-float vk_ld_attn(uint i) { return i < uint(attn.length()) ? vyre_canon(attn[i]) : 0.0; }
-float vk_ld_mlp(uint i) { return i < uint(mlp.length()) ? vyre_canon(mlp[i]) : 0.0; }
-void vk_st_v_out(uint i, float v) { if (i < uint(v_out.length())) v_out[i] = vyre_canon(v); }
+float vk_ld_x(uint vk_i) { return vk_i < uint(x.length()) ? vyre_canon(x[vk_i]) : 0.0; }
+float vk_ld_attn(uint vk_i) { return vk_i < uint(attn.length()) ? vyre_canon(attn[vk_i]) : 0.0; }
+float vk_ld_mlp(uint vk_i) { return vk_i < uint(mlp.length()) ? vyre_canon(mlp[vk_i]) : 0.0; }
+void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::parallel_residual_block

@@ -16,15 +16,15 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fadd(float a, float b) { precise float r = a + b; return vyre_canon(r); }
-float vyre_fsub(float a, float b) { precise float r = a - b; return vyre_canon(r); }
+float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
+float vyre_fsub(float a, float b) { precise float r = a - b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & ~floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
 float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
-float vk_ld_grad_out(uint i) { return i < uint(grad_out.length()) ? vyre_canon(grad_out[i]) : 0.0; }
-float vk_ld_v_cos(uint i) { return i < uint(v_cos.length()) ? vyre_canon(v_cos[i]) : 0.0; }
-float vk_ld_v_sin(uint i) { return i < uint(v_sin.length()) ? vyre_canon(v_sin[i]) : 0.0; }
-void vk_st_grad_in(uint i, float v) { if (i < uint(grad_in.length())) grad_in[i] = vyre_canon(v); }
+float vk_ld_grad_out(uint vk_i) { return vk_i < uint(grad_out.length()) ? vyre_canon(grad_out[vk_i]) : 0.0; }
+float vk_ld_v_cos(uint vk_i) { return vk_i < uint(v_cos.length()) ? vyre_canon(v_cos[vk_i]) : 0.0; }
+float vk_ld_v_sin(uint vk_i) { return vk_i < uint(v_sin.length()) ? vyre_canon(v_sin[vk_i]) : 0.0; }
+void vk_st_grad_in(uint vk_i, float vk_v) { if (vk_i < uint(grad_in.length())) grad_in[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::partial_rope_backward

@@ -16,8 +16,8 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fadd(float a, float b) { precise float r = a + b; return vyre_canon(r); }
-float vyre_fsub(float a, float b) { precise float r = a - b; return vyre_canon(r); }
+float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
+float vyre_fsub(float a, float b) { precise float r = a - b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & ~floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
 float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_fdiv(float a, float b) {
@@ -32,10 +32,10 @@ int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
-float vk_ld_gate(uint i) { return i < uint(gate.length()) ? vyre_canon(gate[i]) : 0.0; }
-float vk_ld_branch(uint i) { return i < uint(branch.length()) ? vyre_canon(branch[i]) : 0.0; }
-float vk_ld_skip(uint i) { return i < uint(skip.length()) ? vyre_canon(skip[i]) : 0.0; }
-void vk_st_v_output(uint i, float v) { if (i < uint(v_output.length())) v_output[i] = vyre_canon(v); }
+float vk_ld_gate(uint vk_i) { return vk_i < uint(gate.length()) ? vyre_canon(gate[vk_i]) : 0.0; }
+float vk_ld_branch(uint vk_i) { return vk_i < uint(branch.length()) ? vyre_canon(branch[vk_i]) : 0.0; }
+float vk_ld_skip(uint vk_i) { return vk_i < uint(skip.length()) ? vyre_canon(skip[vk_i]) : 0.0; }
+void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::skip_gate

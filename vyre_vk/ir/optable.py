@@ -630,8 +630,14 @@ GLSL_HELPERS: dict[str, str] = {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }""",
-    "vyre_fadd": "float vyre_fadd(float a, float b) { precise float r = a + b; return vyre_canon(r); }",
-    "vyre_fsub": "float vyre_fsub(float a, float b) { precise float r = a - b; return vyre_canon(r); }",
+    # An exact zero sum is +0 unless both addends are -0 (IEEE, round to nearest); lavapipe
+    # folds 0.0 + x to x even under `precise`, which gives -0 for x = -0.
+    "vyre_fadd": ("float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) "
+                  "r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); "
+                  "return vyre_canon(r); }"),
+    "vyre_fsub": ("float vyre_fsub(float a, float b) { precise float r = a - b; if (r == 0.0) "
+                  "r = uintBitsToFloat(floatBitsToUint(a) & ~floatBitsToUint(b) & 0x80000000u); "
+                  "return vyre_canon(r); }"),
     "vyre_fmul": "float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }",
     # x / +-0 is spelled out: lavapipe folds a division by a *constant* zero divisor (e.g.
     # `(false ? 1.0 : 0.0)`) to 0.0 instead of +-inf / NaN (found by tools/fuzz).

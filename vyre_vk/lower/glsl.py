@@ -636,14 +636,16 @@ class _Lowerer:
                        trap_binding=trap_binding, trap_codes=codes)
 
     def accessors(self) -> list[str]:
-        """Bounds-checked load/store/atomic functions for the buffers the program touches."""
+        """Bounds-checked load/store/atomic functions for the buffers the program touches (parameters
+        are `vk_`-prefixed, a prefix program names never keep, so a buffer named `i` or `v` cannot
+        shadow them)."""
         lines: list[str] = []
         for b in self.p.buffers:  # declaration order: deterministic
             name = self.names[b.name]
             st, el = b.element.glsl_storage, b.element
             length = f"{b.count}u" if b.is_workgroup else f"uint({name}.length())"
             if b.name in self.loads:
-                raw = f"{name}[i]"
+                raw = f"{name}[vk_i]"
                 if el is BOOL:
                     val = f"{raw} != 0u"
                 elif el is F32 and not b.is_workgroup:
@@ -651,21 +653,21 @@ class _Lowerer:
                     self.helpers.add("vyre_canon")
                 else:
                     val = raw
-                lines.append(f"{el.glsl} vk_ld_{name}(uint i) {{ return i < {length} ? {val} : {_ZERO[el]}; }}")
+                lines.append(f"{el.glsl} vk_ld_{name}(uint vk_i) {{ return vk_i < {length} ? {val} : {_ZERO[el]}; }}")
             if b.name in self.stores:
-                val = "vyre_canon(v)" if el is F32 else "v"
+                val = "vyre_canon(vk_v)" if el is F32 else "vk_v"
                 if el is F32:
                     self.helpers.add("vyre_canon")
-                lines.append(f"void vk_st_{name}(uint i, {st} v) {{ if (i < {length}) {name}[i] = {val}; }}")
+                lines.append(f"void vk_st_{name}(uint vk_i, {st} vk_v) {{ if (vk_i < {length}) {name}[vk_i] = {val}; }}")
             for op, buf in sorted(self.atomics):
                 if buf != b.name:
                     continue
                 info = next(a for a in ATOMICS.values() if a.name == op)
                 if info.needs_expected:
-                    sig, call = "uint i, uint e, uint v", f"{info.glsl}({name}[i], e, v)"
+                    sig, call = "uint vk_i, uint vk_e, uint vk_v", f"{info.glsl}({name}[vk_i], vk_e, vk_v)"
                 else:
-                    sig, call = "uint i, uint v", f"{info.glsl}({name}[i], v)"
-                lines.append(f"uint vk_at_{op.lower()}_{name}({sig}) {{ return i < {length} ? {call} : 0u; }}")
+                    sig, call = "uint vk_i, uint vk_v", f"{info.glsl}({name}[vk_i], vk_v)"
+                lines.append(f"uint vk_at_{op.lower()}_{name}({sig}) {{ return vk_i < {length} ? {call} : 0u; }}")
         return lines
 
 
