@@ -52,12 +52,18 @@ def direct_attention_program(q: str, k: str, v: str, out: str, s: int, d: int, g
             name = f"direct_score_{row}_{col}"
             nodes.append(Node.let_bind(name, bounded_score(Expr.mul(dot, scale))))
             score_vars.append(Expr.var(name))
+        # vyre nests the max chain and repeats every exp inline in each output sum; both are pure,
+        # so Let-binding them (linear-size program, same values and operation order) is equivalent.
         max_val = Expr.f32(F32_MIN)
-        for sv in score_vars:
-            max_val = _nan_sticky_max(sv, max_val)
+        for col, sv in enumerate(score_vars):
+            nodes.append(Node.let_bind(f"direct_max_{row}_{col}", _nan_sticky_max(sv, max_val)))
+            max_val = Expr.var(f"direct_max_{row}_{col}")
         nodes.append(Node.let_bind(f"direct_max_{row}", max_val))
         max_expr = Expr.var(f"direct_max_{row}")
-        exps = [Expr.exp(bounded_exp_arg(Expr.sub(sv, max_expr))) for sv in score_vars]
+        exps = []
+        for col, sv in enumerate(score_vars):
+            nodes.append(Node.let_bind(f"direct_exp_{row}_{col}", Expr.exp(bounded_exp_arg(Expr.sub(sv, max_expr)))))
+            exps.append(Expr.var(f"direct_exp_{row}_{col}"))
         denom = Expr.f32(0.0)
         for e in exps:
             denom = Expr.add(denom, e)

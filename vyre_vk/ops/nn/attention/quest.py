@@ -6,7 +6,7 @@ Buffers: query ro f32 (0, d_head), page_metadata ro f32 (1, num_pages*d_head), s
 ReadWrite f32 (2, num_pages), io_queue plain ReadWrite u32 (3, num_pages).
 
 - **direct** (``num_pages <= 8``, ``k <= 4``, ``d_head <= 16``; the registered shape): invocation 0,
-  straight-line: ``score_p = (((0 + q0 m_p0) + q1 m_p1) + ...)``; k ranks each pick the first
+  straight-line (each intermediate Let-bound here, where vyre nests the expressions): ``score_p = (((0 + q0 m_p0) + q1 m_p1) + ...)``; k ranks each pick the first
   page not yet picked with a strictly larger score than ``f32::MIN``-started best (index 0 if
   none); ``scores[p] = picked ? f32::MIN : score_p``, ``io_queue[slot] = pick_slot`` (0 past k);
   workgroup [1,1,1].
@@ -71,25 +71,35 @@ def quest_paging(query: str, page_metadata: str, scores: str, io_queue: str, num
                  d_head: int) -> Program:
     buffers = _buffers(query, page_metadata, scores, io_queue, num_pages, d_head)
     if num_pages <= 8 and k <= 4 and d_head <= 16:
-        score_exprs = []
+        # vyre builds these as nested inline expressions (a tree that grows exponentially with
+        # num_pages * k); they are pure (read-only loads), so binding each step with a Let
+        # computes the same values with a linear-size program.
+        nodes, score_exprs = [], []
         for page in range(num_pages):
             score = Expr.f32(0.0)
             for dim in range(d_head):
                 score = Expr.add(score, Expr.mul(Expr.load(query, Expr.u32(dim)),
                                                  Expr.load(page_metadata, Expr.u32(page * d_head + dim))))
-            score_exprs.append(score)
+            nodes.append(Node.let_bind(f"quest_score_{page}", score))
+            score_exprs.append(Expr.var(f"quest_score_{page}"))
         selected = []
-        for _ in range(k):
+        for rank in range(k):
             best_score, best_idx = Expr.f32(SCORE_SENTINEL), Expr.u32(0)
             for page in range(num_pages):
                 eligible = Expr.bool(True)
                 for prior in selected:
                     eligible = Expr.select(eligible, Expr.ne(Expr.u32(page), prior), Expr.bool(False))
-                better = Expr.select(eligible, Expr.gt(score_exprs[page], best_score), Expr.bool(False))
-                best_score = Expr.select(better, score_exprs[page], best_score)
-                best_idx = Expr.select(better, Expr.u32(page), best_idx)
+                better = f"quest_better_{rank}_{page}"
+                nodes.append(Node.let_bind(better, Expr.select(eligible, Expr.gt(score_exprs[page], best_score),
+                                                               Expr.bool(False))))
+                nodes.append(Node.let_bind(f"quest_best_score_{rank}_{page}",
+                                           Expr.select(Expr.var(better), score_exprs[page], best_score)))
+                nodes.append(Node.let_bind(f"quest_best_idx_{rank}_{page}",
+                                           Expr.select(Expr.var(better), Expr.u32(page), best_idx)))
+                best_score = Expr.var(f"quest_best_score_{rank}_{page}")
+                best_idx = Expr.var(f"quest_best_idx_{rank}_{page}")
             selected.append(best_idx)
-        stores = []
+        stores = nodes
         for page in range(num_pages):
             picked = Expr.bool(False)
             for prior in selected:
