@@ -26,15 +26,15 @@ int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
-float vk_ld_signal(uint vk_i) { return vk_i < uint(signal.length()) ? vyre_canon(signal[vk_i]) : 0.0; }
-float vk_ld_kernel(uint vk_i) { return vk_i < uint(kernel.length()) ? vyre_canon(kernel[vk_i]) : 0.0; }
-float vk_ld_signal_freq(uint vk_i) { return vk_i < 8u ? signal_freq[vk_i] : 0.0; }
+float vk_ld_signal(uint vk_i) { uint vk_n = uint(signal.length()); float vk_x = signal[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_kernel(uint vk_i) { uint vk_n = uint(kernel.length()); float vk_x = kernel[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_signal_freq(uint vk_i) { uint vk_n = 8u; float vk_x = signal_freq[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
 void vk_st_signal_freq(uint vk_i, float vk_v) { if (vk_i < 8u) signal_freq[vk_i] = vyre_canon(vk_v); }
-float vk_ld_kernel_freq(uint vk_i) { return vk_i < 8u ? kernel_freq[vk_i] : 0.0; }
+float vk_ld_kernel_freq(uint vk_i) { uint vk_n = 8u; float vk_x = kernel_freq[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
 void vk_st_kernel_freq(uint vk_i, float vk_v) { if (vk_i < 8u) kernel_freq[vk_i] = vyre_canon(vk_v); }
-float vk_ld_product_freq(uint vk_i) { return vk_i < 8u ? product_freq[vk_i] : 0.0; }
+float vk_ld_product_freq(uint vk_i) { uint vk_n = 8u; float vk_x = product_freq[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
 void vk_st_product_freq(uint vk_i, float vk_v) { if (vk_i < 8u) product_freq[vk_i] = vyre_canon(vk_v); }
-float vk_ld_v_output(uint vk_i) { return vk_i < uint(v_output.length()) ? vyre_canon(v_output[vk_i]) : 0.0; }
+float vk_ld_v_output(uint vk_i) { uint vk_n = uint(v_output.length()); float vk_x = v_output[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {

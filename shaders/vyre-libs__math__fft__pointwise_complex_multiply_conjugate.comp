@@ -19,8 +19,8 @@ float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = u
 float vyre_fsub(float a, float b) { precise float r = a - b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & ~floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
 float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
 
-float vk_ld_signal_freq(uint vk_i) { return vk_i < uint(signal_freq.length()) ? vyre_canon(signal_freq[vk_i]) : 0.0; }
-float vk_ld_kernel_freq(uint vk_i) { return vk_i < uint(kernel_freq.length()) ? vyre_canon(kernel_freq[vk_i]) : 0.0; }
+float vk_ld_signal_freq(uint vk_i) { uint vk_n = uint(signal_freq.length()); float vk_x = signal_freq[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_kernel_freq(uint vk_i) { uint vk_n = uint(kernel_freq.length()); float vk_x = kernel_freq[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_product_freq(uint vk_i, float vk_v) { if (vk_i < uint(product_freq.length())) product_freq[vk_i] = vyre_canon(vk_v); }
 
 void main() {

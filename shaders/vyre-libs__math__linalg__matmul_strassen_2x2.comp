@@ -19,8 +19,8 @@ float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = u
 float vyre_fsub(float a, float b) { precise float r = a - b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & ~floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
 float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
 
-float vk_ld_a(uint vk_i) { return vk_i < uint(a.length()) ? vyre_canon(a[vk_i]) : 0.0; }
-float vk_ld_b(uint vk_i) { return vk_i < uint(b.length()) ? vyre_canon(b[vk_i]) : 0.0; }
+float vk_ld_a(uint vk_i) { uint vk_n = uint(a.length()); float vk_x = a[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_b(uint vk_i) { uint vk_n = uint(b.length()); float vk_x = b[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_c(uint vk_i, float vk_v) { if (vk_i < uint(c.length())) c[vk_i] = vyre_canon(vk_v); }
 
 void main() {

@@ -21,9 +21,9 @@ float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_fmax(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (a < b ? b : a)); }
 
-float vk_ld_x(uint vk_i) { return vk_i < uint(x.length()) ? vyre_canon(x[vk_i]) : 0.0; }
-float vk_ld_w(uint vk_i) { return vk_i < uint(w.length()) ? vyre_canon(w[vk_i]) : 0.0; }
-float vk_ld_b(uint vk_i) { return vk_i < uint(b.length()) ? vyre_canon(b[vk_i]) : 0.0; }
+float vk_ld_x(uint vk_i) { uint vk_n = uint(x.length()); float vk_x = x[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_w(uint vk_i) { uint vk_n = uint(w.length()); float vk_x = w[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_b(uint vk_i) { uint vk_n = uint(b.length()); float vk_x = b[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {

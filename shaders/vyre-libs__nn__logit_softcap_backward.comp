@@ -26,8 +26,8 @@ float vyre_fdiv(float a, float b) {
     precise float r = a / b; return vyre_canon(r);
 }
 
-float vk_ld_v_input(uint vk_i) { return vk_i < uint(v_input.length()) ? vyre_canon(v_input[vk_i]) : 0.0; }
-float vk_ld_grad_out(uint vk_i) { return vk_i < uint(grad_out.length()) ? vyre_canon(grad_out[vk_i]) : 0.0; }
+float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_grad_out(uint vk_i) { uint vk_n = uint(grad_out.length()); float vk_x = grad_out[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_grad_in(uint vk_i, float vk_v) { if (vk_i < uint(grad_in.length())) grad_in[vk_i] = vyre_canon(vk_v); }
 
 void main() {

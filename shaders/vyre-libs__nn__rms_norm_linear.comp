@@ -31,10 +31,10 @@ float vyre_rsqrt(float a) {
     precise float s = sqrt(a); precise float r = 1.0 / s; return vyre_canon(r);
 }
 
-float vk_ld_v_input(uint vk_i) { return vk_i < uint(v_input.length()) ? vyre_canon(v_input[vk_i]) : 0.0; }
-float vk_ld_w(uint vk_i) { return vk_i < uint(w.length()) ? vyre_canon(w[vk_i]) : 0.0; }
-float vk_ld_b(uint vk_i) { return vk_i < uint(b.length()) ? vyre_canon(b[vk_i]) : 0.0; }
-float vk_ld_inv_rms(uint vk_i) { return vk_i < 1u ? inv_rms[vk_i] : 0.0; }
+float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_w(uint vk_i) { uint vk_n = uint(w.length()); float vk_x = w[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_b(uint vk_i) { uint vk_n = uint(b.length()); float vk_x = b[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_inv_rms(uint vk_i) { uint vk_n = 1u; float vk_x = inv_rms[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
 void vk_st_inv_rms(uint vk_i, float vk_v) { if (vk_i < 1u) inv_rms[vk_i] = vyre_canon(vk_v); }
 void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 

@@ -32,12 +32,12 @@ int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
-float vk_ld_params(uint vk_i) { return vk_i < uint(params.length()) ? vyre_canon(params[vk_i]) : 0.0; }
+float vk_ld_params(uint vk_i) { uint vk_n = uint(params.length()); float vk_x = params[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_params(uint vk_i, float vk_v) { if (vk_i < uint(params.length())) params[vk_i] = vyre_canon(vk_v); }
-float vk_ld_grads(uint vk_i) { return vk_i < uint(grads.length()) ? vyre_canon(grads[vk_i]) : 0.0; }
-float vk_ld_m(uint vk_i) { return vk_i < uint(m.length()) ? vyre_canon(m[vk_i]) : 0.0; }
+float vk_ld_grads(uint vk_i) { uint vk_n = uint(grads.length()); float vk_x = grads[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_m(uint vk_i) { uint vk_n = uint(m.length()); float vk_x = m[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_m(uint vk_i, float vk_v) { if (vk_i < uint(m.length())) m[vk_i] = vyre_canon(vk_v); }
-float vk_ld_v(uint vk_i) { return vk_i < uint(v.length()) ? vyre_canon(v[vk_i]) : 0.0; }
+float vk_ld_v(uint vk_i) { uint vk_n = uint(v.length()); float vk_x = v[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_v(uint vk_i, float vk_v) { if (vk_i < uint(v.length())) v[vk_i] = vyre_canon(vk_v); }
 
 void main() {

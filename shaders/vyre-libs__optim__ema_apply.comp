@@ -21,9 +21,9 @@ int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
-float vk_ld_ema(uint vk_i) { return vk_i < uint(ema.length()) ? vyre_canon(ema[vk_i]) : 0.0; }
+float vk_ld_ema(uint vk_i) { uint vk_n = uint(ema.length()); float vk_x = ema[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_ema(uint vk_i, float vk_v) { if (vk_i < uint(ema.length())) ema[vk_i] = vyre_canon(vk_v); }
-float vk_ld_theta(uint vk_i) { return vk_i < uint(theta.length()) ? vyre_canon(theta[vk_i]) : 0.0; }
+float vk_ld_theta(uint vk_i) { uint vk_n = uint(theta.length()); float vk_x = theta[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 
 void main() {
     {  // region vyre-libs::optim::ema_apply

@@ -24,9 +24,9 @@ int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
-float vk_ld_params(uint vk_i) { return vk_i < uint(params.length()) ? vyre_canon(params[vk_i]) : 0.0; }
-float vk_ld_grads(uint vk_i) { return vk_i < uint(grads.length()) ? vyre_canon(grads[vk_i]) : 0.0; }
-float vk_ld_momentum(uint vk_i) { return vk_i < uint(momentum.length()) ? vyre_canon(momentum[vk_i]) : 0.0; }
+float vk_ld_params(uint vk_i) { uint vk_n = uint(params.length()); float vk_x = params[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_grads(uint vk_i) { uint vk_n = uint(grads.length()); float vk_x = grads[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_momentum(uint vk_i) { uint vk_n = uint(momentum.length()); float vk_x = momentum[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_momentum(uint vk_i, float vk_v) { if (vk_i < uint(momentum.length())) momentum[vk_i] = vyre_canon(vk_v); }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 

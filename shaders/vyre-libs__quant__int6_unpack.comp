@@ -20,9 +20,9 @@ float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = u
 float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
-uint vk_ld_packed(uint vk_i) { return vk_i < uint(packed.length()) ? packed[vk_i] : 0u; }
-float vk_ld_scale(uint vk_i) { return vk_i < uint(scale.length()) ? vyre_canon(scale[vk_i]) : 0.0; }
-float vk_ld_zero(uint vk_i) { return vk_i < uint(zero.length()) ? vyre_canon(zero[vk_i]) : 0.0; }
+uint vk_ld_packed(uint vk_i) { uint vk_n = uint(packed.length()); uint vk_x = packed[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+float vk_ld_scale(uint vk_i) { uint vk_n = uint(scale.length()); float vk_x = scale[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_zero(uint vk_i) { uint vk_n = uint(zero.length()); float vk_x = zero[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
