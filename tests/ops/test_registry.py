@@ -148,3 +148,4 @@ def test_random_run_is_at_least_10x_the_registered_vector(entry):
     n = sum(np.asarray(v).size for v in ins.values()) + sum(v.size for v in out.values())
     n *= getattr(spec, "repeats", 1)  # fixed-size programs run several independent random cases
     assert n >= 10 * registered_elements(entry)
+from .interface_nn2 import merge as _merge_nn2; _merge_nn2(INTERFACE, VYRE_EXPLICIT_ULP)  # noqa: E402,E702

@@ -82,3 +82,4 @@ def test_in_place_buffers_take_their_initial_contents():
     assert got["grad_x"].tolist() == [1.0] * 8
     r = ops.get("vyre-libs::nn::residual_block_backward").build_with(n=4)
     assert [b.name for b in r.input_buffers] == ["grad_out", "grad_attn", "grad_mlp"]
+from .oracles_nn2 import VECTOR_DISAGREEMENTS_NN2; VECTOR_DISAGREEMENTS.update(VECTOR_DISAGREEMENTS_NN2)  # noqa: E402,E702

@@ -1,2 +1,3 @@
 from . import activation, backward, linear, norm  # noqa: F401  (registers the nn ops)
+from . import attention, moe  # noqa: F401,E402  (ops2: attention, moe)
 from . import optim, quant  # noqa: F401  (nn/optim, nn/quant: ported in ops3)

@@ -1,0 +1,78 @@
+"""`vyre-libs::nn::partial_rope`: rotary position embedding on the first ``rope_dims`` channels
+of each head, identity on the rest (port of vyre-libs/src/nn/attention/partial_rope.rs).
+
+For ``i``: ``dim = i % head_dim``, ``token = (i / head_dim) % seq_len``, pair ``(x0, x1) =
+(input[i - dim%2], input[i - dim%2 + 1])``, ``c, s = cos/sin[token*(rope/2) + dim/2]``; even lanes
+``x0*c - x1*s``, odd lanes ``x0*s + x1*c`` (a Select, both arms evaluated), lanes with
+``dim >= rope_dims`` copy ``input[i]``. Buffers input ro (0, total), cos/sin ro (1-2,
+seq_len*rope/2), output (3, total); guard ``i < total``; workgroup [64,1,1]. Invalid shapes
+(a zero dimension, odd or oversized rope_dims) raise ValueError where vyre builds a trap program.
+
+Example::
+
+    >>> partial_rope("input", "cos", "sin", "output", 1, 2, 4, 2).buffers[1].count
+    2
+"""
+from __future__ import annotations
+
+from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ...registry import OpEntry, register
+from ...wire import pack_f32_slice
+
+OP_ID = "vyre-libs::nn::partial_rope"
+# 4 ULP: elementary ops only (two products and a sum per lane, contractible to fma).
+ULP = 4
+
+
+def partial_rope(input: str, cos_table: str, sin_table: str, output: str, num_heads: int,
+                 seq_len: int, head_dim: int, rope_dims: int) -> Program:
+    if num_heads == 0 or seq_len == 0 or head_dim == 0:
+        raise ValueError(f"Fix: partial_rope requires positive num_heads, seq_len, and head_dim; got "
+                         f"num_heads={num_heads}, seq_len={seq_len}, head_dim={head_dim}.")
+    if rope_dims > head_dim or rope_dims % 2 != 0:
+        raise ValueError(f"Fix: partial_rope requires an even rope_dims <= head_dim; got "
+                         f"rope_dims={rope_dims}, head_dim={head_dim}.")
+    total = num_heads * seq_len * head_dim
+    half_rope = rope_dims // 2
+    i = Expr.var("i")
+    dim = Expr.rem(i, Expr.u32(head_dim))
+    token = Expr.rem(Expr.div(i, Expr.u32(head_dim)), Expr.u32(seq_len))
+    pair = Expr.div(dim, Expr.u32(2))
+    parity = Expr.rem(dim, Expr.u32(2))
+    pair_base = Expr.sub(i, parity)
+    x0, x1 = Expr.load(input, pair_base), Expr.load(input, Expr.add(pair_base, Expr.u32(1)))
+    table_idx = Expr.add(Expr.mul(token, Expr.u32(half_rope)), pair)
+    c, s = Expr.load(cos_table, table_idx), Expr.load(sin_table, table_idx)
+    rotated = Expr.select(Expr.eq(parity, Expr.u32(0)),
+                          Expr.sub(Expr.mul(x0, c), Expr.mul(x1, s)),
+                          Expr.add(Expr.mul(x0, s), Expr.mul(x1, c)))
+    value = Expr.select(Expr.lt(dim, Expr.u32(rope_dims)), rotated, Expr.load(input, i))
+    body = [
+        Node.let_bind("i", Expr.gid_x()),
+        Node.if_then(Expr.lt(i, Expr.u32(total)), [Node.store(output, i, value)]),
+    ]
+    return Program.wrapped(
+        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.F32).with_count(total),
+         BufferDecl.storage(cos_table, 1, BufferAccess.ReadOnly, DataType.F32).with_count(seq_len * half_rope),
+         BufferDecl.storage(sin_table, 2, BufferAccess.ReadOnly, DataType.F32).with_count(seq_len * half_rope),
+         BufferDecl.output(output, 3, DataType.F32).with_count(total)],
+        (64, 1, 1),
+        [wrap_anonymous(OP_ID, body)],
+    )
+
+
+def _build(num_heads: int = 1, seq_len: int = 2, head_dim: int = 4, rope_dims: int = 2) -> Program:
+    return partial_rope("input", "cos", "sin", "output", num_heads, seq_len, head_dim, rope_dims)
+
+
+ENTRY = register(OpEntry(
+    id=OP_ID, build=_build, builder=_build,
+    params={"num_heads": 1, "seq_len": 2, "head_dim": 4, "rope_dims": 2},
+    test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]),  # input
+                          pack_f32_slice([1.0, 1.0]),                                # cos table
+                          pack_f32_slice([0.0, 0.0]),                                # sin table
+                          bytes(32)]],                                   # output placeholder (legacy form)
+    # cos=1, sin=0: the rotation is the identity
+    expected_output=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])]],
+    category="nn", ulp=ULP,
+))

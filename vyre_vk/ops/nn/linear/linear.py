@@ -1,0 +1,77 @@
+"""`vyre-libs::nn::linear`: u32 (wrapping) affine layer ``out[i] = b[i] + sum_k x[k] * w[k*out_dim + i]``
+(port of vyre-libs/src/nn/linear/inner/builder.rs ``linear``: vyre-libs' ``math::matmul_bias``
+with m = 1, tagged as nn::linear).
+
+Program: ``Region(nn::linear){ Region(math::matmul_bias, parent nn::linear){ body } }``; body:
+``idx = gid.x; row = idx / n; col = idx % n; if idx < buf_len(out) { acc = 0u;
+for kk < k: acc += x[row*k + kk] * w[kk*n + col]; out[idx] = acc + b[col] }``. Buffers x ro u32
+(0, in_dim), w ro u32 (1, in_dim*out_dim), b ro u32 (2, out_dim), out u32 output (3, out_dim);
+workgroup [256,1,1]. Like vyre, ``in_dim*out_dim >= 1024`` routes to ``linear_tiled``
+(tile 32), which this package does not port yet (it raises).
+
+Example::
+
+    >>> p = linear("x", "w", "b", "out", 4, 4)
+    >>> p.entry[0].generator, p.entry[0].body[0].generator, p.workgroup_size
+    ('vyre-libs::nn::linear', 'vyre-libs::math::matmul_bias', (256, 1, 1))
+"""
+from __future__ import annotations
+
+from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous, wrap_child
+from ...registry import OpEntry, register
+from ...wire import pack_u32_slice
+
+OP_ID = "vyre-libs::nn::linear"
+MATMUL_BIAS_OP_ID = "vyre-libs::math::matmul_bias"
+LINEAR_TILED_TILE = 32
+LINEAR_TILED_MIN_WORK = 1024
+# No f32 result (u32 wrapping arithmetic): byte-exact, no ULP window.
+ULP = None
+
+
+def matmul_bias_body(a: str, b: str, bias: str, out: str, k: int, n: int) -> list:
+    idx, row, col = Expr.var("idx"), Expr.var("row"), Expr.var("col")
+    kk = Expr.var("kk")
+    term = Expr.mul(Expr.load(a, Expr.add(Expr.mul(row, Expr.u32(k)), kk)),
+                    Expr.load(b, Expr.add(Expr.mul(kk, Expr.u32(n)), col)))
+    return [
+        Node.let_bind("idx", Expr.gid_x()),
+        Node.let_bind("row", Expr.div(idx, Expr.u32(n))),
+        Node.let_bind("col", Expr.rem(idx, Expr.u32(n))),
+        Node.if_then(Expr.lt(idx, Expr.buf_len(out)), [
+            Node.let_bind("acc", Expr.u32(0)),
+            Node.loop_for("kk", Expr.u32(0), Expr.u32(k), [Node.assign("acc", Expr.add(Expr.var("acc"), term))]),
+            Node.store(out, idx, Expr.add(Expr.var("acc"), Expr.load(bias, col))),
+        ]),
+    ]
+
+
+def linear(x: str, w: str, b: str, out: str, in_dim: int, out_dim: int) -> Program:
+    if in_dim * out_dim >= LINEAR_TILED_MIN_WORK:
+        raise NotImplementedError(
+            f"linear({in_dim}x{out_dim}) routes to vyre-libs::nn::linear_tiled (in*out >= "
+            f"{LINEAR_TILED_MIN_WORK}), which is not ported yet. Fix: use in_dim*out_dim < {LINEAR_TILED_MIN_WORK}.")
+    if in_dim == 0 or out_dim == 0:
+        raise ValueError(f"Fix: {OP_ID} needs positive in_dim and out_dim; got {in_dim}, {out_dim}.")
+    body = matmul_bias_body(x, w, b, out, in_dim, out_dim)
+    return Program.wrapped(
+        [BufferDecl.storage(x, 0, BufferAccess.ReadOnly, DataType.U32).with_count(in_dim),
+         BufferDecl.storage(w, 1, BufferAccess.ReadOnly, DataType.U32).with_count(in_dim * out_dim),
+         BufferDecl.storage(b, 2, BufferAccess.ReadOnly, DataType.U32).with_count(out_dim),
+         BufferDecl.output(out, 3, DataType.U32).with_count(out_dim)],
+        (256, 1, 1),
+        [wrap_anonymous(OP_ID, [wrap_child(MATMUL_BIAS_OP_ID, OP_ID, body)])],
+    )
+
+
+def _build(in_dim: int = 4, out_dim: int = 4) -> Program:
+    return linear("x", "w", "b", "out", in_dim, out_dim)
+
+
+ENTRY = register(OpEntry(
+    id=OP_ID, build=_build, builder=_build, params={"in_dim": 4, "out_dim": 4},
+    test_inputs=lambda: [[pack_u32_slice(list(range(4))), pack_u32_slice(list(range(16))),
+                          pack_u32_slice([0, 0, 0, 0])]],
+    expected_output=lambda: [[pack_u32_slice([56, 62, 68, 74])]],
+    category="nn", ulp=ULP,
+))
