@@ -43,7 +43,11 @@ def _doctor(args: argparse.Namespace) -> int:
     except kp_bridge.KomputeError as e:
         print(f"ERROR: {e}")
         ok = False
-    devices = kp_bridge.list_devices()
+    try:
+        devices = kp_bridge.list_devices()
+    except kp_bridge.KomputeError as e:
+        print(f"ERROR: {e}")
+        return 1
     print(f"devices    {len(devices)}")
     for i, props in enumerate(devices):
         print(f"  [{i}] {props['device_name']}: max workgroup size {tuple(props['max_work_group_size'])}, "

@@ -246,3 +246,14 @@ def test_spin_wait_is_off_on_cpu_devices_by_default(device, monkeypatch):
     assert kp_bridge.set_spin_wait("llvmpipe (LLVM 15.0.6, 256 bits)") == 0 == kp.spin_wait_us()
     assert kp_bridge.set_spin_wait("NVIDIA H200") == kp_bridge.DEFAULT_SPIN_WAIT_US == kp.spin_wait_us()
     kp_bridge.set_spin_wait(device.name)
+
+
+def test_no_vulkan_driver_is_an_error_not_an_abort(tmp_path):
+    env = {**os.environ, "VK_DRIVER_FILES": str(tmp_path / "none.json"), "VK_ICD_FILENAMES": str(tmp_path / "none.json")}
+    out = subprocess.run([sys.executable, "-m", "vyre_vk.cli", "doctor"], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 1, out.stdout + out.stderr  # 134 would be the loader's abort
+    assert "vkCreateInstance failed" in out.stdout and "Fix:" in out.stdout
+    code = "from vyre_vk.runtime import Device\ntry:\n    Device()\nexcept Exception as e:\n    print(type(e).__name__)"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "KomputeError", out.stdout + out.stderr

@@ -241,3 +241,14 @@ def test_untouched_read_write_f32_comes_back_canonical(vk_device):
     got = vk_device.compile(program).run({"y": y})["y"]
     want = reference.run(program, {"y": y})["y"]
     assert got.view(np.uint32).tolist() == want.view(np.uint32).tolist() == [0x3F800000, 0x7FC00000, 0, 0x40000000]
+
+
+def test_grid_override_reuses_its_plan(vk_device):
+    kernel = vk_device.compile(get(SEED).build(), optimize=False)
+    kernel.run(good_inputs(), grid=(3, 1, 1))
+    plans = kernel.stats.plans_built
+    for _ in range(5):
+        kernel.run(good_inputs(), grid=(3, 1, 1))
+    assert kernel.stats.plans_built == plans
+    kernel.run(good_inputs(), grid=(2, 1, 1))
+    assert kernel.stats.plans_built == plans + 1

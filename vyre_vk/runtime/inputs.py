@@ -89,6 +89,7 @@ class Binder:
         self.logical = [b for b in self.bound if b.is_input]
         self.known = {b.name: b for b in self.bound}
         self.logical_names = [b.name for b in self.logical]
+        self._records = [(b, np.dtype(b.element.numpy)) for b in self.bound]
         for b in self.bound:
             if not b.is_input and b.count < 1:
                 raise InputError(b.name, "is an output with count 0, so its size is unknown",
@@ -121,24 +122,31 @@ class Binder:
     def __call__(self, inputs: Inputs) -> dict[str, np.ndarray]:
         values = self._values(inputs)
         arrays: dict[str, np.ndarray] = {}
-        for b in self.bound:
-            if b.name not in values:  # backend-allocated output
-                arrays[b.name] = np.zeros(b.count, dtype=b.element.numpy)
+        for b, storage in self._records:
+            value = values.get(b.name, _MISSING)
+            if value is _MISSING:  # backend-allocated output
+                arrays[b.name] = np.zeros(b.count, dtype=storage)
                 continue
-            value = values[b.name]
-            if isinstance(value, DeviceArray):
+            if type(value) is np.ndarray and value.dtype == storage and value.ndim == 1 \
+                    and value.flags.c_contiguous:
+                arr = value  # the common case, checked without conversions
+            elif isinstance(value, DeviceArray):
                 _check_resident(b, value)
                 arrays[b.name] = value  # type: ignore[assignment]
                 continue
-            arr = _coerce(b, value)
+            else:
+                arr = np.ascontiguousarray(_coerce(b, value))
             if arr.size == 0:
                 raise InputError(b.name, "is empty; Vulkan buffers hold at least one element",
                                  f"pass {describe(b)}")
-            if b.count and arr.size < b.count:
+            if arr.size < b.count:
                 raise InputError(b.name, f"has {arr.size} elements, the program declares {b.count}",
                                  f"pass {describe(b)}")
-            arrays[b.name] = np.ascontiguousarray(arr)
+            arrays[b.name] = arr
         return arrays
+
+
+_MISSING = object()
 
 
 def bind(buffers: Sequence[BufferDecl], inputs: Inputs) -> dict[str, np.ndarray]:

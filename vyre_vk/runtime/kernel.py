@@ -132,6 +132,10 @@ class _Plan:
     traps: list                       # (stage index, trap tensor)
     ops: list
     resident: dict[str, DeviceArray]  # owned by the caller; kept alive, never destroyed here
+    # Mapped host views, made once: kp's data() builds a new array on every call.
+    staging: dict[str, np.ndarray] = field(default_factory=dict)
+    results: dict[str, np.ndarray] = field(default_factory=dict)
+    trap_words: list = field(default_factory=list)
 
     def destroy(self) -> None:
         owned = [t for n, t in self.tensors.items() if n not in self.resident]
@@ -167,6 +171,7 @@ class Kernel:
         # The reference canonicalises every f32 it reads; a read_write buffer the program
         # leaves alone must come back canonical too, so those are canonicalised on upload.
         self._canon = {b.name for b in self._results if b.is_input and b.element is DataType.F32}
+        self._itemsizes = [(b, b.element.size) for b in self.bindings]
         for st in self.stages:
             self._check_workgroup(st)
             if (st.lowered.trap_binding or 0) >= MAX_BINDING_SLOTS:
@@ -215,8 +220,9 @@ class Kernel:
             if len(self.stages) != 1:
                 raise LaunchError("a grid override needs a single-stage kernel. "
                                   "Fix: compile with optimize=False to override the grid.")
-            return [self._check_grid(tuple(int(v) for v in grid))]
-        sizes = tuple(arrays[n].size for n in self._names)
+            g = self._check_grid(tuple(int(v) for v in grid))
+            return self._grids.setdefault(("override", g), [g])  # one list object per grid: plans key on it
+        sizes = tuple([arrays[n].size for n in self._names])
         grids = self._grids.get(sizes)
         if grids is None:
             counts = {n: arrays[n].size for n in self._names}
@@ -231,12 +237,14 @@ class Kernel:
     def _plan(self, arrays: dict, grids: list) -> _Plan:
         from vyre_vk.lower import TRAP_WORDS
 
-        resident = {n: v for n, v in arrays.items() if isinstance(v, DeviceArray)}
-        key = (tuple(grids), *(arrays[n].size for n in self._names), *(id(v) for v in resident.values()))
+        # Sizes, plus the identity of resident arrays (their tensors are bound into the plan);
+        # grids lists are interned in self._grids, so their id names the grid.
+        key = (id(grids), *[v.size if type(v) is np.ndarray else (v.size, id(v)) for v in arrays.values()])
         plan = self._plans.get(key)
         if plan is not None:
             self._plans.move_to_end(key)
             return plan
+        resident = {n: v for n, v in arrays.items() if isinstance(v, DeviceArray)}
         mgr = self.device.manager
         tensors = {n: resident[n].tensor_for(self.device) if n in resident else kp_bridge.tensor(mgr, arrays[n])
                    for n in self._names}
@@ -268,7 +276,10 @@ class Kernel:
                 seq.record(kp_bridge.dispatch(algorithms[arg]))
         if downloads or traps:
             seq.record(kp_bridge.sync_local([tensors[n] for n in downloads] + [t for _, t in traps]))
-        plan = _Plan(tensors, algorithms, seq, uploads, downloads, traps, list(self.ops), resident)
+        plan = _Plan(tensors, algorithms, seq, uploads, downloads, traps, list(self.ops), resident,
+                     staging={n: tensors[n].data() for n in uploads},
+                     results={n: tensors[n].data() for n in downloads},
+                     trap_words=[(k, t.data()) for k, t in traps])
         self._plans[key] = plan
         self.stats.plans_built += 1
         while len(self._plans) > self.max_plans:
@@ -277,21 +288,20 @@ class Kernel:
 
     def _prepare(self, inputs: Inputs, grid) -> tuple[dict, list]:
         arrays = self._bind(inputs)
-        for b in self.bindings:  # before anything is allocated or uploaded
-            _check_size(b.name, arrays[b.name].size, b.element.size)
+        for b, itemsize in self._itemsizes:  # before anything is allocated or uploaded
+            if arrays[b.name].size * itemsize > MAX_STORAGE_BUFFER_BYTES:
+                _check_size(b.name, arrays[b.name].size, itemsize)
         for name in self._canon:
             if not isinstance(arrays[name], DeviceArray):
                 arrays[name] = canon(arrays[name])
         return arrays, self.grids_for(arrays, grid)
 
     def _write_staging(self, plan: _Plan, arrays: dict) -> None:
-        for name in plan.uploads:
-            staging = plan.tensors[name].data()
+        for name, staging in plan.staging.items():
             staging[:] = arrays[name] if name in arrays else 0
 
     def _check_traps(self, plan: _Plan) -> None:
-        for k, trap in plan.traps:
-            words = trap.data()
+        for k, words in plan.trap_words:
             if words[0]:
                 st, code, inv = self.stages[k], int(words[1]), int(words[2])
                 where = (f"invocation {inv} (elements {inv * st.factor}..{inv * st.factor + st.factor - 1} "
@@ -308,7 +318,7 @@ class Kernel:
             self._write_staging(plan, arrays)
             plan.sequence.eval()
             self._check_traps(plan)
-            out = {n: plan.tensors[n].data().copy() for n in plan.downloads}
+            out = {n: view.copy() for n, view in plan.results.items()}
             self.stats.runs += 1
         for b in self._results:  # with_output_byte_range: only that slice, as the reference returns
             if b.output_byte_range is not None:

@@ -21,7 +21,7 @@ import kp
 
 REQUIRED_PATCHES = ("0001-sequence-reuse-fence", "0002-python-op-memory-barrier",
                     "0003-python-eval-async-no-arg", "0005-sequence-reset-timestamp-queries",
-                    "0006-sequence-spin-wait")
+                    "0006-sequence-spin-wait", "0007-manager-check-create-instance")
 
 # kp 0.9.0's tensor_t accepts exactly these; bool is stored as one 32-bit word
 # by the IR, so the runtime never hands kp a numpy bool array.
@@ -75,7 +75,14 @@ def manager(index: int) -> "kp.Manager":
 
 def list_devices() -> list[dict]:
     """Every Vulkan device Kompute can see (creates and destroys a throwaway manager)."""
-    mgr = kp.Manager()
+    require_patches()
+    try:
+        mgr = kp.Manager()
+    except RuntimeError as e:
+        if "no such physical index" in str(e):
+            return []
+        raise KomputeError(f"Kompute could not start Vulkan: {e}. "
+                           "Fix: install a Vulkan driver (tools/bootstrap.sh installs Mesa lavapipe).") from e
     try:
         return list(mgr.list_devices())
     finally:
