@@ -82,6 +82,8 @@ class _Gen:
     contended_op: Optional[str] = None  # race_free atomics: one commutative op on any index
     ended: bool = False          # a Return/Trap was generated: no barrier after it (race_free)
     barrier_loops: int = 0       # depth of loops whose body may hold a barrier
+    elementwise: bool = False    # no loops/barriers/atomics/returns, stores at the own slot (coarsenable)
+    invariant: bool = False      # expressions of the loop variable, literals and never-stored buffers only
 
     def fresh(self, prefix: str) -> str:
         self.names += 1
@@ -104,10 +106,11 @@ class _Gen:
         vs = [v for v in scope.vars if v[1] is t]
         if vs:
             leaves += ["var", "var"]
-        loadable = [b for b in self.buffers.values() if b.element is t and b.name != self.counter]
+        loadable = [b for b in self.buffers.values() if b.element is t and b.name != self.counter
+                    and not (self.invariant and (b.name in self.slots or b.is_workgroup))]
         if loadable:
             leaves.append("load")
-        if t is U32:
+        if t is U32 and not self.invariant:
             leaves += ["gid", "buf_len"]
         kinds = list(leaves)
         if depth < self.max_expr_depth:
@@ -124,6 +127,8 @@ class _Gen:
             if b.name in self.slots:
                 return Expr.load(b.name, self.slot_index(b))
             return Expr.load(b.name, self.index(b, scope, depth))
+        if k == "gid" and self.elementwise:
+            return d(st.sampled_from([Expr.gid_x(), Expr.gid_y(), Expr.gid_z()]))
         if k == "gid":
             return d(st.sampled_from([Expr.gid_x(), Expr.local_x(), Expr.workgroup_x(), Expr.gid_y(),
                                       Expr.gid_z(), Expr.local_y(), Expr.local_z(), Expr.workgroup_y(),
@@ -180,6 +185,8 @@ class _Gen:
     def slot_index(self, b: BufferDecl) -> Expr:
         """Race free: the invocation's own slot of `b`, or an index that is always out of bounds."""
         k = self.draw(st.sampled_from(["slot", "slot", "slot", "oob", "huge"]))
+        if self.elementwise:
+            k = "slot"
         if k == "oob":
             return Expr.add(self.own if not b.is_workgroup else self.slots[b.name], Expr.u32(max(b.count, 1)))
         if k == "huge":
@@ -187,7 +194,31 @@ class _Gen:
         return self.slots[b.name]
 
     def stmt_allowed_barrier(self, uniform: bool) -> bool:
-        return uniform and not (self.race_free and self.ended)
+        return uniform and not (self.race_free and self.ended) and not self.elementwise
+
+    def hoistable(self, scope: _Scope, depth: int) -> Node:
+        """`for j in lo..hi { let acc = f(j); for k in 0..m { acc = acc + g(j, k) }; ...acc... }`
+        with f, g invariant (the loop variables, literals, never-stored buffers): the shape
+        vyre_vk.opt.hoist_invariant moves into a pre-pass kernel (a multi-kernel graph)."""
+        d = self.draw
+        j, k, acc = self.fresh("l"), self.fresh("l"), self.fresh("v")
+        t = d(st.sampled_from([F32, U32, I32]))
+        traps, self.traps, self.invariant = self.traps, False, True
+        try:
+            init = self.expr(t, _Scope([(j, U32, True)]), 1)
+            term = self.expr(t, _Scope([(j, U32, True), (k, U32, True)]), 1)
+        finally:
+            self.traps, self.invariant = traps, False
+        inner = scope.child()
+        inner.vars += [(j, U32, True), (acc, t, False)]
+        out = self.buffers[d(st.sampled_from(self.writable))]
+        use = Expr.binop(BinOp.Add, Expr.cast(out.element, Expr.var(acc)), self.expr(out.element, inner))
+        body = [Node.let_bind(acc, init),
+                Node.loop_for(k, Expr.u32(0), Expr.u32(d(st.integers(1, 4))),
+                              [Node.assign(acc, Expr.binop(BinOp.Add, Expr.var(acc), term))]),
+                *self.stmts(inner, depth + 1, False, 2),
+                Node.store(out.name, self.slot_index(out), use)]
+        return Node.loop_for(j, Expr.u32(d(st.integers(0, 2))), Expr.u32(d(st.integers(2, 6))), body)
 
     # ---- statements
     def stmts(self, scope: _Scope, depth: int, uniform: bool, max_len: int) -> list:
@@ -199,15 +230,17 @@ class _Gen:
             if assignable:
                 kinds.append("assign")
             if depth < 3:
-                kinds += ["if", "loop", "block"]
+                kinds += ["if", "block"] + ([] if self.elementwise else ["loop"])
+            if depth < 2 and self.race_free and not self.elementwise:
+                kinds.append("hoistable")
             barrier_ok = self.stmt_allowed_barrier(uniform)
             if barrier_ok:
                 kinds.append("barrier")
-            if self.counter:
+            if self.counter and not self.elementwise:
                 kinds.append("atomic")
             if self.scratch is not None and barrier_ok:
                 kinds.append("scratch")
-            can_end = not (self.race_free and self.barrier_loops)
+            can_end = not (self.race_free and self.barrier_loops) and not self.elementwise
             if self.traps and can_end:
                 kinds.append("trap")
             k = d(st.sampled_from(kinds))
@@ -249,6 +282,8 @@ class _Gen:
                 self.barrier_loops += body_uniform
                 out.append(Node.loop_for(var, lo, hi, self.stmts(inner, depth + 1, body_uniform, 3)))
                 self.barrier_loops -= body_uniform
+            elif k == "hoistable":
+                out.append(self.hoistable(scope, depth))
             elif k == "block":
                 out.append(Node.block(self.stmts(scope.child(), depth + 1, uniform, 2)))
             elif k == "barrier":
@@ -324,6 +359,11 @@ def programs(draw, max_statements: int = 6, allow_atomics: bool = True,
         t = draw(st.sampled_from([U32, I32, F32, BOOL]))
         make = BufferDecl.uniform if t is not BOOL and draw(st.integers(0, 5)) == 0 else BufferDecl.read
         buffers.append(make(f"in{i}", i, t).with_count(draw(st.integers(1, 16))))
+    # race-free shapes that make optimiser passes fire: "elementwise" (coarsen: no loops,
+    # own-slot stores, 1-D, no atomics/workgroup/traps) and "reduction" (hoist_invariant: no
+    # atomics/workgroup, starts with a hoistable loop)
+    shape = draw(st.sampled_from(["general", "general", "general", "elementwise", "reduction"])) \
+        if race_free else "general"
     out_t = draw(st.sampled_from([U32, I32, F32]))
     buffers.append(BufferDecl.output("out", n_in, out_t).with_count(draw(st.integers(1, 16))))
     writable = ["out"]
@@ -333,7 +373,7 @@ def programs(draw, max_statements: int = 6, allow_atomics: bool = True,
         if not race_free or draw(st.integers(0, 3)):  # else never stored: loaded at any index
             writable.append("rw")
     counter = None
-    if allow_atomics and draw(st.booleans()):
+    if allow_atomics and shape == "general" and draw(st.booleans()):
         counter = "counter"
         buffers.append(BufferDecl.read_write("counter", len(buffers), U32).with_count(draw(st.integers(1, 8))))
     layout = draw(st.sampled_from(["dense", "dense", "permuted", "sparse"]))
@@ -342,12 +382,12 @@ def programs(draw, max_statements: int = 6, allow_atomics: bool = True,
         slots = draw(st.permutations(slots))[:len(buffers)]
         buffers = [dataclasses.replace(b, binding=k) for b, k in zip(buffers, slots)]
     scratch = None
-    wg = draw(st.sampled_from([(1, 1, 1), (4, 1, 1), (8, 1, 1), (64, 1, 1), (4, 2, 1)]))
-    if allow_workgroup and draw(st.booleans()):
+    wg = draw(st.sampled_from([(1, 1, 1), (4, 1, 1), (8, 1, 1), (64, 1, 1)] + ([(4, 2, 1)] if shape == "general" else [])))
+    if allow_workgroup and shape == "general" and draw(st.booleans()):
         scratch = BufferDecl.workgroup("scratch", wg[0] * wg[1] * wg[2], draw(st.sampled_from([U32, F32])))
         buffers.append(scratch)
-    g = _Gen(draw, {b.name: b for b in buffers}, counter, scratch, traps=allow_traps, writable=tuple(writable),
-             race_free=race_free)
+    g = _Gen(draw, {b.name: b for b in buffers}, counter, scratch, traps=allow_traps and shape != "elementwise",
+             writable=tuple(writable), race_free=race_free, elementwise=shape == "elementwise")
     if race_free:
         sx, sy, sz = wg
         g.own = Expr.gid_x()
@@ -355,7 +395,7 @@ def programs(draw, max_statements: int = 6, allow_atomics: bool = True,
             g.own = Expr.bitor(Expr.bitor(Expr.gid_x(), Expr.shl(Expr.gid_y(), Expr.u32(16))),
                                Expr.shl(Expr.gid_z(), Expr.u32(24)))
         for name in writable:
-            g.slots[name] = _bijection(draw, g.own)
+            g.slots[name] = g.own if shape == "elementwise" else _bijection(draw, g.own)
         if counter is not None:
             if draw(st.booleans()):
                 g.contended_op = draw(st.sampled_from(_ATOMIC_COMMUTATIVE))
@@ -364,7 +404,8 @@ def programs(draw, max_statements: int = 6, allow_atomics: bool = True,
         if scratch is not None:
             lin = Expr.add(Expr.local_x(), Expr.mul(Expr.local_y(), Expr.u32(sx)))
             g.slots[scratch.name] = lin if sy > 1 else Expr.local_x()
-    body = g.stmts(_Scope(), 0, True, max_statements)
+    pre = [g.hoistable(_Scope(), 0)] if shape == "reduction" else []  # first: it may Return
+    body = pre + g.stmts(_Scope(), 0, True, max_statements)
     op_id = draw(st.sampled_from(["fuzz::gen", "vyre-libs::test::op"]))
     return Program.wrapped(buffers, wg, [wrap_anonymous(op_id, body)])
 
