@@ -125,3 +125,24 @@ def test_generated_programs_are_race_free(case):
             key = v + (mach.wg_lin << 32 if decl.is_workgroup else 0)
             inb = key[v < decl.count]
             assert np.unique(inb).size == inb.size, (name, idx)
+
+
+def test_generated_programs_make_the_optimiser_passes_fire():
+    """optimize=True is only tested where passes change something: over a fixed sample the
+    generator's elementwise and reduction shapes reach coarsen, hoist_invariant (multi-kernel
+    graphs) and licm, besides fold/dce/cse/workgroup_size."""
+    from vyre_vk.opt import optimize
+
+    fired, stages = collections.Counter(), collections.Counter()
+
+    @settings(settings.get_profile("reliability"), max_examples=120)
+    @given(programs(allow_traps=True))
+    def collect(p):
+        graph, reports = optimize(p)
+        fired.update(r.name for r in reports if r.changed)
+        stages[len(graph.stages) > 1] += 1
+
+    collect()
+    for name in ("constant_fold", "dce", "cse", "licm", "hoist_invariant", "coarsen", "workgroup_size"):
+        assert fired[name] >= 3, (name, fired)
+    assert stages[True] >= 5, stages

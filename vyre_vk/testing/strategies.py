@@ -405,7 +405,10 @@ def programs(draw, max_statements: int = 6, allow_atomics: bool = True,
             lin = Expr.add(Expr.local_x(), Expr.mul(Expr.local_y(), Expr.u32(sx)))
             g.slots[scratch.name] = lin if sy > 1 else Expr.local_x()
     pre = [g.hoistable(_Scope(), 0)] if shape == "reduction" else []  # first: it may Return
-    body = pre + g.stmts(_Scope(), 0, True, max_statements)
+    scope = _Scope()
+    body = pre + g.stmts(scope, 0, True, max_statements)
+    if shape == "elementwise":  # at least one store, so there is something to coarsen
+        body.append(Node.store("out", g.own, g.expr(out_t, scope)))
     op_id = draw(st.sampled_from(["fuzz::gen", "vyre-libs::test::op"]))
     return Program.wrapped(buffers, wg, [wrap_anonymous(op_id, body)])
 
