@@ -96,8 +96,9 @@ class _Gen:
             return Expr.u32(d(st.one_of(st.integers(0, 8), st.integers(0, 0xFFFFFFFF))))
         if t is I32:
             return Expr.i32(d(st.one_of(st.integers(-4, 8), st.integers(-2**31, 2**31 - 1))))
-        if t is F32:
-            return Expr.f32(d(st.floats(width=32, allow_nan=True, allow_infinity=True)))
+        if t is F32:  # edge values often: a constant 0.0 / inf / NaN operand is where compilers fold wrongly
+            return Expr.f32(d(st.one_of(st.sampled_from(_F32_EDGES),
+                                        st.floats(width=32, allow_nan=True, allow_infinity=True))))
         return Expr.bool(d(st.booleans()))
 
     def expr(self, t: DataType, scope: _Scope, depth: int = 0) -> Expr:
