@@ -22,7 +22,7 @@ from vyre_vk.testing.strategies import cases, programs
 SEEN = collections.Counter()
 
 
-@settings(settings.get_profile("reliability"), max_examples=300)
+@settings(settings.get_profile("reliability"), max_examples=200)  # x2 compile modes; tools/fuzz for more
 @given(cases(allow_traps=True))
 def test_vulkan_matches_reference(vk_device, case):
     program, inputs = case
@@ -35,7 +35,7 @@ def test_the_differential_run_exercised_traps_and_passes():
     # runs after test_vulkan_matches_reference (same module, file order)
     if not SEEN:
         pytest.skip("differential test did not run")
-    assert SEEN["ok"] > 150 and SEEN["trap"] > 5, SEEN
+    assert SEEN["ok"] > 120 and SEEN["trap"] > 5, SEEN
 
 
 @settings(settings.get_profile("reliability"), max_examples=300)
