@@ -37,15 +37,15 @@ bool vyre_and(bool a, bool b) { return a && b; }
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_fmax(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (a < b ? b : a)); }
 
-float vk_ld_logits(uint i) { return i < uint(logits.length()) ? vyre_canon(logits[i]) : 0.0; }
-uint vk_ld_targets(uint i) { return i < uint(targets.length()) ? targets[i] : 0u; }
-float vk_ld_ce_scratch(uint i) { return i < 256u ? ce_scratch[i] : 0.0; }
-void vk_st_ce_scratch(uint i, float v) { if (i < 256u) ce_scratch[i] = vyre_canon(v); }
-float vk_ld_ce_max_logit(uint i) { return i < 1u ? ce_max_logit[i] : 0.0; }
-void vk_st_ce_max_logit(uint i, float v) { if (i < 1u) ce_max_logit[i] = vyre_canon(v); }
-float vk_ld_ce_target_logit(uint i) { return i < 1u ? ce_target_logit[i] : 0.0; }
-void vk_st_ce_target_logit(uint i, float v) { if (i < 1u) ce_target_logit[i] = vyre_canon(v); }
-void vk_st_loss(uint i, float v) { if (i < uint(loss.length())) loss[i] = vyre_canon(v); }
+float vk_ld_logits(uint vk_i) { uint vk_n = uint(logits.length()); float vk_x = logits[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+uint vk_ld_targets(uint vk_i) { uint vk_n = uint(targets.length()); uint vk_x = targets[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+float vk_ld_ce_scratch(uint vk_i) { uint vk_n = 256u; float vk_x = ce_scratch[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+void vk_st_ce_scratch(uint vk_i, float vk_v) { if (vk_i < 256u) ce_scratch[vk_i] = vyre_canon(vk_v); }
+float vk_ld_ce_max_logit(uint vk_i) { uint vk_n = 1u; float vk_x = ce_max_logit[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+void vk_st_ce_max_logit(uint vk_i, float vk_v) { if (vk_i < 1u) ce_max_logit[vk_i] = vyre_canon(vk_v); }
+float vk_ld_ce_target_logit(uint vk_i) { uint vk_n = 1u; float vk_x = ce_target_logit[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+void vk_st_ce_target_logit(uint vk_i, float vk_v) { if (vk_i < 1u) ce_target_logit[vk_i] = vyre_canon(vk_v); }
+void vk_st_loss(uint vk_i, float vk_v) { if (vk_i < uint(loss.length())) loss[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     for (uint vk_z = gl_LocalInvocationIndex; vk_z < 256u; vk_z += 256u) { ce_scratch[vk_z] = 0.0; }

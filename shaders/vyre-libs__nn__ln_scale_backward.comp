@@ -27,11 +27,11 @@ float vyre_fmul(float a, float b) {
     precise float r = a * b; return vyre_canon(r);
 }
 
-float vk_ld_v_input(uint i) { return i < uint(v_input.length()) ? vyre_canon(v_input[i]) : 0.0; }
-float vk_ld_scale(uint i) { return i < uint(scale.length()) ? vyre_canon(scale[i]) : 0.0; }
-float vk_ld_grad_out(uint i) { return i < uint(grad_out.length()) ? vyre_canon(grad_out[i]) : 0.0; }
-void vk_st_grad_x(uint i, float v) { if (i < uint(grad_x.length())) grad_x[i] = vyre_canon(v); }
-void vk_st_grad_scale(uint i, float v) { if (i < uint(grad_scale.length())) grad_scale[i] = vyre_canon(v); }
+float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_scale(uint vk_i) { uint vk_n = uint(scale.length()); float vk_x = scale[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_grad_out(uint vk_i) { uint vk_n = uint(grad_out.length()); float vk_x = grad_out[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+void vk_st_grad_x(uint vk_i, float vk_v) { if (vk_i < uint(grad_x.length())) grad_x[vk_i] = vyre_canon(vk_v); }
+void vk_st_grad_scale(uint vk_i, float vk_v) { if (vk_i < uint(grad_scale.length())) grad_scale[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::ln_scale_backward

@@ -39,14 +39,14 @@ float vyre_fmul(float a, float b) {
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_fmax(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (a < b ? b : a)); }
 
-float vk_ld_x(uint i) { return i < uint(x.length()) ? vyre_canon(x[i]) : 0.0; }
-float vk_ld_w1(uint i) { return i < uint(w1.length()) ? vyre_canon(w1[i]) : 0.0; }
-float vk_ld_b1(uint i) { return i < uint(b1.length()) ? vyre_canon(b1[i]) : 0.0; }
-float vk_ld_w2(uint i) { return i < uint(w2.length()) ? vyre_canon(w2[i]) : 0.0; }
-float vk_ld_b2(uint i) { return i < uint(b2.length()) ? vyre_canon(b2[i]) : 0.0; }
-void vk_st_v_out(uint i, float v) { if (i < uint(v_out.length())) v_out[i] = vyre_canon(v); }
-float vk_ld_v_mlp_4x_leaky_sq_hidden(uint i) { return i < 4u ? v_mlp_4x_leaky_sq_hidden[i] : 0.0; }
-void vk_st_v_mlp_4x_leaky_sq_hidden(uint i, float v) { if (i < 4u) v_mlp_4x_leaky_sq_hidden[i] = vyre_canon(v); }
+float vk_ld_x(uint vk_i) { uint vk_n = uint(x.length()); float vk_x = x[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_w1(uint vk_i) { uint vk_n = uint(w1.length()); float vk_x = w1[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_b1(uint vk_i) { uint vk_n = uint(b1.length()); float vk_x = b1[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_w2(uint vk_i) { uint vk_n = uint(w2.length()); float vk_x = w2[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_b2(uint vk_i) { uint vk_n = uint(b2.length()); float vk_x = b2[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
+float vk_ld_v_mlp_4x_leaky_sq_hidden(uint vk_i) { uint vk_n = 4u; float vk_x = v_mlp_4x_leaky_sq_hidden[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+void vk_st_v_mlp_4x_leaky_sq_hidden(uint vk_i, float vk_v) { if (vk_i < 4u) v_mlp_4x_leaky_sq_hidden[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     for (uint vk_z = gl_LocalInvocationIndex; vk_z < 4u; vk_z += 256u) { v_mlp_4x_leaky_sq_hidden[vk_z] = 0.0; }

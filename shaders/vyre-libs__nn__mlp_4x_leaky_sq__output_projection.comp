@@ -34,10 +34,10 @@ float vyre_fmul(float a, float b) {
     precise float r = a * b; return vyre_canon(r);
 }
 
-float vk_ld_w2(uint i) { return i < uint(w2.length()) ? vyre_canon(w2[i]) : 0.0; }
-float vk_ld_b2(uint i) { return i < uint(b2.length()) ? vyre_canon(b2[i]) : 0.0; }
-float vk_ld_v_mlp_4x_leaky_sq_hidden(uint i) { return i < uint(v_mlp_4x_leaky_sq_hidden.length()) ? vyre_canon(v_mlp_4x_leaky_sq_hidden[i]) : 0.0; }
-void vk_st_v_out(uint i, float v) { if (i < uint(v_out.length())) v_out[i] = vyre_canon(v); }
+float vk_ld_w2(uint vk_i) { uint vk_n = uint(w2.length()); float vk_x = w2[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_b2(uint vk_i) { uint vk_n = uint(b2.length()); float vk_x = b2[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_v_mlp_4x_leaky_sq_hidden(uint vk_i) { uint vk_n = uint(v_mlp_4x_leaky_sq_hidden.length()); float vk_x = v_mlp_4x_leaky_sq_hidden[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::mlp_4x_leaky_sq::output_projection

@@ -25,10 +25,10 @@ float vyre_fadd(float a, float b) {
     precise float r = a + b; return vyre_canon(r);
 }
 
-float vk_ld_x(uint i) { return i < uint(x.length()) ? vyre_canon(x[i]) : 0.0; }
-float vk_ld_attn(uint i) { return i < uint(attn.length()) ? vyre_canon(attn[i]) : 0.0; }
-float vk_ld_mlp(uint i) { return i < uint(mlp.length()) ? vyre_canon(mlp[i]) : 0.0; }
-void vk_st_v_out(uint i, float v) { if (i < uint(v_out.length())) v_out[i] = vyre_canon(v); }
+float vk_ld_x(uint vk_i) { uint vk_n = uint(x.length()); float vk_x = x[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_attn(uint vk_i) { uint vk_n = uint(attn.length()); float vk_x = attn[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_mlp(uint vk_i) { uint vk_n = uint(mlp.length()); float vk_x = mlp[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::parallel_residual_block

@@ -40,10 +40,10 @@ float vyre_fmul(float a, float b) {
 }
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
-float vk_ld_grad_out(uint i) { return i < uint(grad_out.length()) ? vyre_canon(grad_out[i]) : 0.0; }
-float vk_ld_v_cos(uint i) { return i < uint(v_cos.length()) ? vyre_canon(v_cos[i]) : 0.0; }
-float vk_ld_v_sin(uint i) { return i < uint(v_sin.length()) ? vyre_canon(v_sin[i]) : 0.0; }
-void vk_st_grad_in(uint i, float v) { if (i < uint(grad_in.length())) grad_in[i] = vyre_canon(v); }
+float vk_ld_grad_out(uint vk_i) { uint vk_n = uint(grad_out.length()); float vk_x = grad_out[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_v_cos(uint vk_i) { uint vk_n = uint(v_cos.length()); float vk_x = v_cos[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_v_sin(uint vk_i) { uint vk_n = uint(v_sin.length()); float vk_x = v_sin[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+void vk_st_grad_in(uint vk_i, float vk_v) { if (vk_i < uint(grad_in.length())) grad_in[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::partial_rope_backward

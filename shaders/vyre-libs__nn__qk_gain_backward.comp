@@ -26,9 +26,9 @@ float vyre_fmul(float a, float b) {
 }
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
-float vk_ld_gain(uint i) { return i < uint(gain.length()) ? vyre_canon(gain[i]) : 0.0; }
-float vk_ld_grad_out(uint i) { return i < uint(grad_out.length()) ? vyre_canon(grad_out[i]) : 0.0; }
-void vk_st_grad_q(uint i, float v) { if (i < uint(grad_q.length())) grad_q[i] = vyre_canon(v); }
+float vk_ld_gain(uint vk_i) { uint vk_n = uint(gain.length()); float vk_x = gain[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_grad_out(uint vk_i) { uint vk_n = uint(grad_out.length()); float vk_x = grad_out[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+void vk_st_grad_q(uint vk_i, float vk_v) { if (vk_i < uint(grad_q.length())) grad_q[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::qk_gain_backward

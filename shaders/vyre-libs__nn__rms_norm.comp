@@ -50,12 +50,12 @@ bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
-float vk_ld_v_input(uint i) { return i < uint(v_input.length()) ? vyre_canon(v_input[i]) : 0.0; }
-float vk_ld_rms_scratch(uint i) { return i < 4u ? rms_scratch[i] : 0.0; }
-void vk_st_rms_scratch(uint i, float v) { if (i < 4u) rms_scratch[i] = vyre_canon(v); }
-float vk_ld_rms_scale(uint i) { return i < 1u ? rms_scale[i] : 0.0; }
-void vk_st_rms_scale(uint i, float v) { if (i < 1u) rms_scale[i] = vyre_canon(v); }
-void vk_st_v_output(uint i, float v) { if (i < uint(v_output.length())) v_output[i] = vyre_canon(v); }
+float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_rms_scratch(uint vk_i) { uint vk_n = 4u; float vk_x = rms_scratch[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+void vk_st_rms_scratch(uint vk_i, float vk_v) { if (vk_i < 4u) rms_scratch[vk_i] = vyre_canon(vk_v); }
+float vk_ld_rms_scale(uint vk_i) { uint vk_n = 1u; float vk_x = rms_scale[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+void vk_st_rms_scale(uint vk_i, float vk_v) { if (vk_i < 1u) rms_scale[vk_i] = vyre_canon(vk_v); }
+void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     for (uint vk_z = gl_LocalInvocationIndex; vk_z < 4u; vk_z += 4u) { rms_scratch[vk_z] = 0.0; }

@@ -48,12 +48,12 @@ float vyre_rsqrt(float a) {
     precise float s = sqrt(a); precise float r = 1.0 / s; return vyre_canon(r);
 }
 
-float vk_ld_v_input(uint i) { return i < uint(v_input.length()) ? vyre_canon(v_input[i]) : 0.0; }
-float vk_ld_w(uint i) { return i < uint(w.length()) ? vyre_canon(w[i]) : 0.0; }
-float vk_ld_b(uint i) { return i < uint(b.length()) ? vyre_canon(b[i]) : 0.0; }
-float vk_ld_inv_rms(uint i) { return i < 1u ? inv_rms[i] : 0.0; }
-void vk_st_inv_rms(uint i, float v) { if (i < 1u) inv_rms[i] = vyre_canon(v); }
-void vk_st_v_out(uint i, float v) { if (i < uint(v_out.length())) v_out[i] = vyre_canon(v); }
+float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_w(uint vk_i) { uint vk_n = uint(w.length()); float vk_x = w[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_b(uint vk_i) { uint vk_n = uint(b.length()); float vk_x = b[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_inv_rms(uint vk_i) { uint vk_n = 1u; float vk_x = inv_rms[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+void vk_st_inv_rms(uint vk_i, float vk_v) { if (vk_i < 1u) inv_rms[vk_i] = vyre_canon(vk_v); }
+void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     for (uint vk_z = gl_LocalInvocationIndex; vk_z < 1u; vk_z += 64u) { inv_rms[vk_z] = 0.0; }

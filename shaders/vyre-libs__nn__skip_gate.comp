@@ -53,10 +53,10 @@ int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
-float vk_ld_gate(uint i) { return i < uint(gate.length()) ? vyre_canon(gate[i]) : 0.0; }
-float vk_ld_branch(uint i) { return i < uint(branch.length()) ? vyre_canon(branch[i]) : 0.0; }
-float vk_ld_skip(uint i) { return i < uint(skip.length()) ? vyre_canon(skip[i]) : 0.0; }
-void vk_st_v_output(uint i, float v) { if (i < uint(v_output.length())) v_output[i] = vyre_canon(v); }
+float vk_ld_gate(uint vk_i) { uint vk_n = uint(gate.length()); float vk_x = gate[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_branch(uint vk_i) { uint vk_n = uint(branch.length()); float vk_x = branch[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_skip(uint vk_i) { uint vk_n = uint(skip.length()); float vk_x = skip[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::skip_gate

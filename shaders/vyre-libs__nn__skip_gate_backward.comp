@@ -50,11 +50,11 @@ float vyre_fdiv(float a, float b) {
     precise float r = a / b; return vyre_canon(r);
 }
 
-float vk_ld_gate(uint i) { return i < uint(gate.length()) ? vyre_canon(gate[i]) : 0.0; }
-float vk_ld_branch(uint i) { return i < uint(branch.length()) ? vyre_canon(branch[i]) : 0.0; }
-float vk_ld_skip(uint i) { return i < uint(skip.length()) ? vyre_canon(skip[i]) : 0.0; }
-float vk_ld_grad_out(uint i) { return i < uint(grad_out.length()) ? vyre_canon(grad_out[i]) : 0.0; }
-void vk_st_grad_gate(uint i, float v) { if (i < uint(grad_gate.length())) grad_gate[i] = vyre_canon(v); }
+float vk_ld_gate(uint vk_i) { uint vk_n = uint(gate.length()); float vk_x = gate[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_branch(uint vk_i) { uint vk_n = uint(branch.length()); float vk_x = branch[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_skip(uint vk_i) { uint vk_n = uint(skip.length()); float vk_x = skip[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_grad_out(uint vk_i) { uint vk_n = uint(grad_out.length()); float vk_x = grad_out[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+void vk_st_grad_gate(uint vk_i, float vk_v) { if (vk_i < uint(grad_gate.length())) grad_gate[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::skip_gate_backward

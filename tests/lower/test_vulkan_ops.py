@@ -214,3 +214,22 @@ def test_atomic_exchange_and_cas_single_lane_sequence() -> None:
     want = reference.run(p, init)
     assert list(want["seen"]) == [3, 11, 12, 99, (100 - 105) & 0xFFFFFFFF]
     assert_same(run_vulkan(p, init), want)
+
+
+def test_buffers_named_like_accessor_parameters() -> None:
+    """Buffers named `i`, `v`, `e` (AdamW's `v`) must not shadow the load/store/atomic helpers'
+    parameters (found porting vyre-libs::optim::adamw_step)."""
+    f32 = DataType.F32
+    body = [Node.let_bind("k", Expr.gid_x()),
+            Node.if_then(Expr.lt(Expr.var("k"), Expr.u32(4)), [
+                Node.store("v", Expr.var("k"), Expr.add(Expr.load("v", Expr.var("k")), Expr.f32(1.0))),
+                Node.let_bind("old", Expr.atomic(AtomicOp.Add, "e", Expr.u32(0), Expr.u32(1))),
+                Node.let_bind("o2", Expr.atomic_compare_exchange("i", Expr.var("k"), Expr.u32(7), Expr.u32(9))),
+            ])]
+    p = Program.wrapped([BufferDecl.read_write("v", 0, f32).with_count(4),
+                         BufferDecl.read_write("e", 1, U32).with_count(1),
+                         BufferDecl.read_write("i", 2, U32).with_count(4)],
+                        (64, 1, 1), [wrap_anonymous("test::names", body)])
+    ins = {"v": np.arange(4, dtype=np.float32), "e": np.zeros(1, np.uint32),
+           "i": np.array([7, 1, 7, 1], np.uint32)}
+    assert_same(run_vulkan(p, ins), reference.run(p, ins))

@@ -363,3 +363,4 @@ def _():
         scale = (np.abs(x) + abs(mean)) * inv + np.abs(y) * (np.mean(x * x) / var)
         return {"output": (y, scale)}
     return (lambda rng, p: {"input": (rng.standard_normal(p["n"]) * 1.5 + 0.5).astype(F32)}, np_fn)
+from . import oracles_math  # noqa: E402,F401  (ops3: math, nn/optim, nn/quant oracles register here)

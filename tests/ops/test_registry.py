@@ -81,6 +81,10 @@ INTERFACE = {
         ("ln_stats", 0, WG, T.F32, 2), ("output", 1, OUT, T.F32, 4)]),
 }
 
+from .interface_math import MATH_EXPLICIT_ULP, MATH_GENERATOR, MATH_INTERFACE  # noqa: E402  (ops3 ports)
+INTERFACE.update(MATH_INTERFACE)
+VYRE_EXPLICIT_ULP.update(MATH_EXPLICIT_ULP)
+
 ALL = ops.all_ops()
 
 
@@ -121,8 +125,8 @@ def test_interface_matches_vyre(entry):
         access = WG if b.is_workgroup else OUT if b.is_output else b.access
         got.append((b.name, 0 if b.is_workgroup else b.binding, access, b.element, b.count))
     assert got == rows
-    assert p.entry[0].generator == entry.id
-    assert entry.category == "nn"
+    assert p.entry[0].generator == MATH_GENERATOR.get(entry.id, entry.id)
+    assert entry.category == ("math" if entry.id.startswith("vyre-libs::math::") else "nn")
 
 
 @pytest.mark.parametrize("entry", ALL, ids=lambda e: e.id)
@@ -142,4 +146,5 @@ def test_random_run_is_at_least_10x_the_registered_vector(entry):
     ins = spec.inputs(np.random.default_rng(0), spec.params)
     out = reference.run(entry.build_with(**spec.params), ins)
     n = sum(np.asarray(v).size for v in ins.values()) + sum(v.size for v in out.values())
+    n *= getattr(spec, "repeats", 1)  # fixed-size programs run several independent random cases
     assert n >= 10 * registered_elements(entry)

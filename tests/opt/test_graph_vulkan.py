@@ -127,3 +127,17 @@ def test_compile_optimize_returns_kernel_when_nothing_changes(vk_device):
     assert isinstance(k, Kernel)
     assert vk_device.compile(p, optimize=True) is k
     assert k.run({})["y"].tolist() == list(range(64))
+
+
+@pytest.mark.parametrize("d,h", [(7, 5), (130, 257)])
+def test_seed_gpu_class_workgroups_on_vulkan(vk_device, d, h):
+    """The nvidia table's small workgroups (run here on lavapipe): same bits."""
+    program = get(SEED).build_with(model_dim=d, hidden_dim=h)
+    rng = np.random.default_rng(d + h)
+    inputs = {"x": rng.standard_normal(d, dtype=np.float32), "w1": rng.standard_normal(d * h, dtype=np.float32),
+              "b1": rng.standard_normal(h, dtype=np.float32), "w2": rng.standard_normal(h * d, dtype=np.float32),
+              "grad_out": rng.standard_normal(d, dtype=np.float32)}
+    graph, reports = optimize(program, True, device_class="nvidia")
+    assert [s.workgroup_size[0] for s in graph.stages] == [16, 16]
+    got = Graph(vk_device, graph, reports).run(inputs)
+    assert got["grad_x"].tobytes() == reference.run(program, inputs)["grad_x"].tobytes()

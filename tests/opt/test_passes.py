@@ -344,3 +344,154 @@ def test_hoist_fired_on_random_programs():
     if not HOISTED:
         pytest.skip("runs after test_hoist_random_seed_like_identical")
     assert sum(HOISTED) >= len(HOISTED) // 10, f"hoisted in {sum(HOISTED)} of {len(HOISTED)}"
+
+
+# ----------------------------------------------------------------------------- parallelism-aware local size
+def test_few_invocations_get_smaller_workgroups_on_gpus():
+    from vyre_vk.opt.dispatch import MIN_WORKGROUPS
+    program = get(SEED).build_with(model_dim=2048, hidden_dim=8192)
+    graph, reports = optimize(program, device_class="nvidia")
+    # pre-pass: 8192 invocations -> 32 wide (256 workgroups); main: 2048 -> 16 wide (128)
+    assert [s.workgroup_size[0] for s in graph.stages] == [32, 16]
+    assert "ids >= 2048 do nothing" in next(r.why for r in reports if r.name == "workgroup_size")
+    # CPU devices and unknown GPUs keep the table's local size
+    assert MIN_WORKGROUPS["llvmpipe"][0] == 1
+    assert [s.workgroup_size[0] for s in optimize(program, device_class="llvmpipe")[0].stages] == [256, 256]
+
+
+@pytest.mark.parametrize("d,h", [(1, 1), (17, 9), (40, 128), (300, 64)])
+def test_seed_small_workgroups_identical(d, h):
+    program = get(SEED).build_with(model_dim=d, hidden_dim=h)
+    graph, _ = check(program, seed_inputs(d, h, d + h), True, device_class="nvidia")
+    assert all(s.workgroup_size[0] < 64 for s in graph.stages) or d * h > 64 * 132
+
+
+def test_smaller_workgroup_needs_idle_tail():
+    from vyre_vk.opt.dispatch import inert_from
+    # gid >= 8 still stores (out[gid % 8]): the 64 original invocations must all run,
+    # so the local size may grow (guarded) but never shrink below 64
+    bufs = [BufferDecl.read("a", 0, U32).with_count(8), BufferDecl.output("out", 1, U32).with_count(8)]
+    p = _prog([Node.store("out", Expr.rem(Expr.gid_x(), Expr.u32(8)), Expr.gid_x())], bufs, wg=(64, 1, 1))
+    assert inert_from(p) is None
+    q, _ = workgroup_size(p, 256, min_workgroups=132, min_local=16)
+    assert q.workgroup_size[0] >= 64
+    same(reference.run(p, {"a": np.zeros(8, np.uint32)}), reference.run(q, {"a": np.zeros(8, np.uint32)}))
+    # guarded at a bound above the output length: not provably idle from n on
+    i = Expr.var("i")
+    p = _prog([Node.let_bind("i", Expr.gid_x()), Node.if_then(Expr.lt(i, Expr.u32(9)), [
+        Node.store("out", Expr.u32(0), i)])], bufs)
+    assert inert_from(p) == 9 and workgroup_size(p, 256, 132, 16)[0].workgroup_size[0] >= 64
+    # guarded at n: shrinks
+    p = _prog([Node.let_bind("i", Expr.gid_x()), Node.if_then(Expr.lt(i, Expr.u32(8)), [
+        Node.store("out", i, i)])], bufs)
+    q, why = workgroup_size(p, 256, 132, 16)
+    assert q.workgroup_size[0] == 16 and "ids >= 8 do nothing" in why
+    same(reference.run(p, {"a": np.zeros(8, np.uint32)}), reference.run(q, {"a": np.zeros(8, np.uint32)}))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(programs(), st.integers(0, 3))
+def test_random_programs_identical_gpu_classes(program, seed):
+    inputs = program_inputs(program, seed)
+    try:
+        expected = reference.run(program, inputs)
+    except EvalError:
+        return
+    for cls in ("nvidia", "amd"):
+        graph, reports = optimize(program, True, device_class=cls, hoist_min_loops=0)
+        assert not any("reverted" in r.why for r in reports), reports
+        same(expected, graph.run_reference(inputs))
+
+
+# ----------------------------------------------------------------------------- unroll (load prefetch)
+@st.composite
+def reduction_programs(draw):
+    """out[i] = fold over m in lo..lo+n of random expressions of (i, m, acc, lets, loads)."""
+    from vyre_vk.testing.strategies import _Gen, _Scope
+    base = draw(programs(max_statements=0, allow_atomics=False, allow_workgroup=False))
+    ins = {b.name: b for b in base.buffers if not b.is_result}
+    out = base.buffer("out")
+    g = _Gen(draw, ins, None, None, max_expr_depth=3)
+    scope = _Scope()
+    scope.vars.append(("i", U32, True))
+    scope.vars.append(("acc", out.element, False))
+    inner = scope.child()
+    inner.vars.append(("m", U32, True))
+    body = []
+    src = draw(st.sampled_from(sorted(ins)))  # one load at an index from m, so most loops qualify
+    body.append(Node.let_bind("ld", Expr.load(src, Expr.add(Expr.var("m"), Expr.u32(draw(st.integers(0, 3)))))))
+    inner.vars.append(("ld", ins[src].element, False))
+    for k in range(draw(st.integers(0, 2))):
+        t = draw(st.sampled_from([U32, I32, F32]))
+        body.append(Node.let_bind(f"t{k}", g.expr(t, inner)))
+        inner.vars.append((f"t{k}", t, False))
+    step = Node.assign("acc", Expr.add(Expr.var("acc"), g.expr(out.element, inner)))
+    body.append(Node.if_then(g.expr(DataType.Bool, inner), [step]) if draw(st.booleans()) else step)
+    zero = {U32: Expr.u32(0), I32: Expr.i32(0), F32: Expr.f32(0.0), DataType.Bool: Expr.bool(False)}.get(out.element)
+    if zero is None:
+        zero = Expr.u32(0)
+    lo, n = draw(st.integers(0, 3)), draw(st.sampled_from([0, 5, 16, 33, 40, 47]))
+    entry = [Node.let_bind("i", Expr.gid_x()),
+             Node.if_then(Expr.lt(Expr.var("i"), Expr.u32(out.count)), [
+                 Node.let_bind("acc", zero),
+                 Node.loop_for("m", Expr.u32(lo), Expr.u32(lo + n), body),
+                 Node.store("out", Expr.var("i"), Expr.var("acc"))])]
+    return Program.wrapped(base.buffers, (64, 1, 1), [wrap_anonymous("fuzz::reduction", entry)])
+
+
+UNROLLED = []
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@given(reduction_programs(), st.integers(0, 3))
+def test_unroll_random_reductions_identical(program, seed):
+    try:
+        validate(program)
+    except Exception:
+        return
+    inputs = program_inputs(program, seed)
+    try:
+        expected = reference.run(program, inputs)
+    except EvalError:
+        return
+    graph, reports = check(program, inputs, ["unroll"])
+    UNROLLED.append(reports[0].changed)
+    check(program, inputs, list(PASS_ORDER))
+
+
+def test_unroll_fired_on_random_reductions():
+    if not UNROLLED:
+        pytest.skip("runs after test_unroll_random_reductions_identical")
+    assert sum(UNROLLED) >= len(UNROLLED) // 5, f"unrolled in {sum(UNROLLED)} of {len(UNROLLED)}"
+
+
+def test_unroll_rules():
+    from vyre_vk.opt.unroll import unroll_loads
+    i, m = Expr.var("i"), Expr.var("m")
+    bufs = [BufferDecl.read("a", 0, F32).with_count(40), BufferDecl.output("out", 1, F32).with_count(8)]
+
+    def red(n, step, extra=()):
+        return _prog([Node.let_bind("i", Expr.gid_x()), Node.if_then(Expr.lt(i, Expr.u32(8)), [
+            Node.let_bind("acc", Expr.f32(0.0)), Node.loop_for("m", Expr.u32(1), Expr.u32(1 + n), [*extra, step]),
+            Node.store("out", i, Expr.var("acc"))])], bufs)
+
+    a = np.random.default_rng(2).standard_normal(40).astype(np.float32)
+    # 37 iterations: 2 x 16 unrolled + a 5-iteration rest; out-of-bounds loads (m + i > 39) read 0
+    p = red(37, Node.assign("acc", Expr.add(Expr.var("acc"), Expr.load("a", Expr.add(m, i)))))
+    q, why = unroll_loads(p)
+    assert "loop m (37 iterations, 1 load(s) each)" in why
+    loops = [n for n in walk_nodes(q.entry) if isinstance(n, N.Loop)]
+    assert [(lp.from_.value, lp.to.value) for lp in loops] == [(0, 2), (33, 38)]
+    same(reference.run(p, {"a": a}), reference.run(q, {"a": a}))
+    # a load indexed by what the body computes is not prefetched (it stays in its copy)
+    t = Expr.var("t")
+    p = red(40, Node.assign("acc", Expr.add(Expr.var("acc"), Expr.load("a", t))),
+            [Node.let_bind("t", Expr.rem(Expr.add(m, Expr.cast(U32, Expr.load("a", m))), Expr.u32(40)))])
+    q, why = unroll_loads(p)
+    assert "1 load(s) each" in why
+    same(reference.run(p, {"a": a}), reference.run(q, {"a": a}))
+    # a loop that stores, or too short, is left alone
+    p = red(20, Node.store("out", i, Expr.load("a", m)))
+    assert unroll_loads(p)[0] == p
+    p = red(31, Node.assign("acc", Expr.add(Expr.var("acc"), Expr.load("a", m))))
+    assert unroll_loads(p)[0] == p

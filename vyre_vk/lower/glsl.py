@@ -35,6 +35,7 @@ from ..ir.optable import ATOMICS, BINOPS, CASTS, CANON_NAN_BITS, EXPR_GLSL, GLSL
 from ..ir.program import BufferDecl, Program
 from ..ir.types import BufferAccess, DataType
 from ..ir.validate import ValidationError, validate
+from .vector import VectorPlan, component, vec_type, vector_plan
 
 U32, I32, F32, BOOL = DataType.U32, DataType.I32, DataType.F32, DataType.Bool
 
@@ -259,6 +260,8 @@ class _Lowerer:
         self.lines: list[tuple[str, Optional[str]]] = []  # (text, IR path) of main's body
         self.depth = 1
         self.tmp = 0
+        self.vplan: Optional[VectorPlan] = None  # the vector fast path (see vector.py)
+        self.vlane: Optional[int] = None          # the element copy being emitted in it
 
     # ---- output
     def emit(self, text: str, path: Optional[str]) -> None:
@@ -291,6 +294,12 @@ class _Lowerer:
             return self.names[e.name], self.var_type(e.name, path)
         if t is E.Load:
             d = self.buffer(e.buffer, path)
+            if self.vector_index(e.buffer, e.index, self.vplan.loads if self.vplan else ()):
+                lane = f"vk_vl_{self.names[d.name]}.{component(self.vlane)}"
+                if d.element is F32:
+                    self.helpers.add("vyre_canon")
+                    return f"vyre_canon({lane})", F32
+                return (f"({lane} != 0u)" if d.element is BOOL else lane), d.element
             idx, _ = self.expr(e.index, path + ".index")
             self.loads.add(d.name)
             return f"vk_ld_{self.names[d.name]}({idx})", d.element
@@ -404,6 +413,15 @@ class _Lowerer:
             self.emit(f"{self.names[n.name]} = {v};", path)
         elif t is N.Store:
             d = self.buffer(n.buffer, path)
+            if self.vector_index(n.buffer, n.index, self.vplan.stores if self.vplan else ()):
+                v, vt = self.expr(n.value, path + ".value")
+                v = self.to_storage(v, vt, d.element)
+                if d.element is F32:
+                    self.helpers.add("vyre_canon")
+                    v = f"vyre_canon({v})"
+                name = self.names[d.name]
+                self.emit(f"vk_vs_{name}.{component(self.vlane)} = {v}; vk_vm_{name} |= {1 << self.vlane}u;", path)
+                return
             idx, _ = self.expr(n.index, path + ".index")
             v, vt = self.expr(n.value, path + ".value")
             self.stores.add(d.name)
@@ -448,6 +466,67 @@ class _Lowerer:
             raise LoweringError(path, f"node kind {type(n).__name__} is not supported by the Vulkan backend yet.",
                                 "express it with loads, stores and loops.")
 
+    # ---- the vector fast path of a coarsened elementwise region (vector.py)
+    def vector_index(self, buffer: str, index: E.Expr, bufs: tuple) -> bool:
+        return (self.vlane is not None and buffer in bufs and isinstance(index, E.Var)
+                and index.name in self.vplan.aliases)
+
+    def vector_region(self, plan: VectorPlan, path: str) -> None:
+        region = plan.region
+        gen = re.sub(r"[^\x20-\x7E]|\*/|\\", "?", str(region.generator))
+        self.emit(f"{{  // region {gen} (16-byte loads/stores when all four elements are in bounds)", path)
+        self.depth += 1
+        self.scopes.append({})
+        rb = path + ".region.body"
+        self.stmt(region.body[0], rb + "[0]")  # let base = gid.x * 4
+        lp = rb + "[1]"
+        inner = f"{lp}.loop({plan.lane}).body"
+        base, names = self.names[plan.base], self.names
+        tot, _ = self.expr(plan.total, inner + "[1].cond.right")
+        self.emit(f"uint vk_vtot = {tot};", lp)
+        q = f"({base} >> 2u)"
+        conds = ["vk_vtot >= 4u", f"{base} <= vk_vtot - 4u"]
+        conds += [f"{q} < uint(vk_v4_{names[b]}.length())" for b in plan.loads + plan.stores]
+        self.emit(f"if ({' && '.join(conds)}) {{", lp)
+        self.depth += 1
+        for b in plan.loads:
+            vt = vec_type(self.decls[b].element.glsl_storage)
+            self.emit(f"{vt} vk_vl_{names[b]} = vk_v4_{names[b]}[{q}];", lp)
+        for b in plan.stores:
+            vt = vec_type(self.decls[b].element.glsl_storage)
+            self.emit(f"{vt} vk_vs_{names[b]} = {vt}(0); uint vk_vm_{names[b]} = 0u;", lp)
+        self.vplan = plan
+        for c in range(4):
+            self.vlane = c
+            self.emit("{", lp)
+            self.depth += 1
+            self.scopes.append({plan.lane: U32, plan.elem: U32})
+            self.emit(f"uint {names[plan.lane]} = {c}u;", lp)
+            self.emit(f"uint {names[plan.elem]} = ({base} + {names[plan.lane]});", inner + "[0]")
+            for i, n in enumerate(plan.body):
+                self.stmt(n, f"{inner}[1].if.then[{i}]")
+            self.scopes.pop()
+            self.depth -= 1
+            self.emit("}", lp)
+        self.vlane = self.vplan = None
+        for b in plan.stores:
+            n = names[b]
+            self.emit(f"if (vk_vm_{n} == 15u) {{", lp)
+            self.emit(f"    vk_v4_{n}[{q}] = vk_vs_{n};", lp)
+            self.emit("} else {", lp)
+            for c in range(4):
+                self.emit(f"    if ((vk_vm_{n} & {1 << c}u) != 0u) {{ {n}[{base} + {c}u] = vk_vs_{n}.{component(c)}; }}", lp)
+            self.emit("}", lp)
+        self.depth -= 1
+        self.emit("} else {", lp)
+        self.depth += 1
+        self.stmt(region.body[1], lp)  # the scalar loop, as written
+        self.depth -= 1
+        self.emit("}", lp)
+        self.scopes.pop()
+        self.depth -= 1
+        self.emit("}", path)
+
     # ---- assembly
     def helper_order(self) -> list[str]:
         """Used helpers plus their dependencies, each after what it calls (table order)."""
@@ -471,8 +550,12 @@ class _Lowerer:
     def run(self) -> Lowered:
         p = self.p
         self.scopes.append({})
-        for i, n in enumerate(p.entry):
-            self.stmt(n, f"entry[{i}]")
+        plan = vector_plan(p)
+        if plan is not None:
+            self.vector_region(plan, "entry[0]")
+        else:
+            for i, n in enumerate(p.entry):
+                self.stmt(n, f"entry[{i}]")
         accessors = self.accessors()  # may add helpers (vyre_canon), so before helper_order
         helpers = self.helper_order()
         needs_trap = "trap" in self.features or any("vyre_trap" in GLSL_HELPERS[h] for h in helpers)
@@ -506,6 +589,9 @@ class _Lowerer:
             q = " ".join(quals) + (" " if quals else "")
             add(f"layout(std430, set = 0, binding = {b.binding}) {q}buffer vk_buf_{name} "
                 f"{{ {b.element.glsl_storage} {name}[]; }};  // {b.element.value}, {b.access.value}")
+            if plan is not None and b.name in plan.loads + plan.stores:  # same binding, 16-byte view
+                add(f"layout(std430, set = 0, binding = {b.binding}) {q}buffer vk_buf4_{name} "
+                    f"{{ {vec_type(b.element.glsl_storage)} vk_v4_{name}[]; }};  // {b.name} as 4-word vectors")
         for b in workgroup:
             add(f"shared {b.element.glsl_storage} {self.names[b.name]}[{b.count}];  // {b.element.value}, workgroup")
         if needs_trap:
@@ -550,14 +636,19 @@ class _Lowerer:
                        trap_binding=trap_binding, trap_codes=codes)
 
     def accessors(self) -> list[str]:
-        """Bounds-checked load/store/atomic functions for the buffers the program touches."""
+        """Bounds-checked load/store/atomic functions for the buffers the program touches (parameters
+        are `vk_`-prefixed, a prefix program names never keep, so a buffer named `i` or `v` cannot
+        shadow them)."""
         lines: list[str] = []
         for b in self.p.buffers:  # declaration order: deterministic
             name = self.names[b.name]
             st, el = b.element.glsl_storage, b.element
             length = f"{b.count}u" if b.is_workgroup else f"uint({name}.length())"
             if b.name in self.loads:
-                raw = f"{name}[i]"
+                # Branch-free: load at the index clamped into the buffer (never empty: the runtime
+                # binds at least one element), then select. A load under a branch is not hoisted by
+                # GPU compilers, which serialised every iteration of a long loop on its latency.
+                raw = "vk_x"
                 if el is BOOL:
                     val = f"{raw} != 0u"
                 elif el is F32 and not b.is_workgroup:
@@ -565,21 +656,22 @@ class _Lowerer:
                     self.helpers.add("vyre_canon")
                 else:
                     val = raw
-                lines.append(f"{el.glsl} vk_ld_{name}(uint i) {{ return i < {length} ? {val} : {_ZERO[el]}; }}")
+                lines.append(f"{el.glsl} vk_ld_{name}(uint vk_i) {{ uint vk_n = {length}; "
+                             f"{st} vk_x = {name}[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? {val} : {_ZERO[el]}; }}")
             if b.name in self.stores:
-                val = "vyre_canon(v)" if el is F32 else "v"
+                val = "vyre_canon(vk_v)" if el is F32 else "vk_v"
                 if el is F32:
                     self.helpers.add("vyre_canon")
-                lines.append(f"void vk_st_{name}(uint i, {st} v) {{ if (i < {length}) {name}[i] = {val}; }}")
+                lines.append(f"void vk_st_{name}(uint vk_i, {st} vk_v) {{ if (vk_i < {length}) {name}[vk_i] = {val}; }}")
             for op, buf in sorted(self.atomics):
                 if buf != b.name:
                     continue
                 info = next(a for a in ATOMICS.values() if a.name == op)
                 if info.needs_expected:
-                    sig, call = "uint i, uint e, uint v", f"{info.glsl}({name}[i], e, v)"
+                    sig, call = "uint vk_i, uint vk_e, uint vk_v", f"{info.glsl}({name}[vk_i], vk_e, vk_v)"
                 else:
-                    sig, call = "uint i, uint v", f"{info.glsl}({name}[i], v)"
-                lines.append(f"uint vk_at_{op.lower()}_{name}({sig}) {{ return i < {length} ? {call} : 0u; }}")
+                    sig, call = "uint vk_i, uint vk_v", f"{info.glsl}({name}[vk_i], vk_v)"
+                lines.append(f"uint vk_at_{op.lower()}_{name}({sig}) {{ return vk_i < {length} ? {call} : 0u; }}")
         return lines
 
 

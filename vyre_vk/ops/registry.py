@@ -75,4 +75,4 @@ def all_ops() -> list[OpEntry]:
 
 def _load_all() -> None:
     # Importing the op modules registers them (like inventory::submit! at link time).
-    from . import nn  # noqa: F401
+    from . import math, nn  # noqa: F401

@@ -24,6 +24,16 @@ COARSEN_FACTOR = 4
 #: --wg (lavapipe, 2 cores: see the opt branch report).
 BEST_LOCAL_SIZE = {"nvidia": 256, "amd": 256, "intel": 256, "llvmpipe": 256, "default": 256}
 
+#: (workgroups wanted, smallest local size) per device class. A stage with few invocations
+#: (the seed op's kernels: 2048 and 8192 long serial loops) at local size 256 occupies 8 or
+#: 32 of an H200's 132 SMs; each SM then serves 8 warps of strided, uncoalesced loads while
+#: the others idle. Halving the local size (not below the floor) until there are at least
+#: that many workgroups spreads the same invocations over the whole GPU. nvidia: 132 SMs
+#: (H200/H100 SXM); half-warps are allowed, since an otherwise idle SM is worth more than a
+#: full warp. amd/intel: a typical compute-unit / Xe-core count, whole waves. llvmpipe and
+#: unknown devices: no change (lavapipe runs workgroups on a few CPU threads).
+MIN_WORKGROUPS = {"nvidia": (132, 16), "amd": (96, 64), "intel": (32, 32), "llvmpipe": (1, 64), "default": (1, 64)}
+
 
 def device_class(device_name: str) -> str:
     """'nvidia', 'amd', 'intel', 'llvmpipe' or 'default', from a Vulkan device name."""
@@ -58,15 +68,86 @@ def invocation_total(p: Program) -> Optional[E.Expr]:
     return E.BinOpExpr(E.BinOp.Mul, wgs, E.LitU32(sx))
 
 
-def workgroup_size(p: Program, local_size: int = 256) -> tuple[Program, str]:
-    """Dispatch a program that observes nothing workgroup-scoped at `local_size`."""
+def min_invocations(p: Program) -> int:
+    """A lower bound on the invocations vyre's grid rule dispatches: the largest declared
+    result-buffer count (bound arrays may be longer, never shorter). 0 if unknown."""
+    return max((b.count for b in p.buffers if b.is_result), default=0)
+
+
+def inert_from(p: Program) -> Optional[int]:
+    """A literal c such that every invocation with gid.x >= c has no effect at all, or None.
+
+    Accepted shape: (nested Regions/Blocks of) non-trapping `let`s and `if (g < c) {...}`
+    with no else, where g is gid.x or a never-reassigned `let` of it."""
+    from .analysis import Facts, assigned_vars
+    facts = Facts(p)
+    assigned = assigned_vars(p.entry)
+    gids: set = set()
+
+    def bound(nodes) -> Optional[int]:
+        best = 0
+        for n in nodes:
+            if isinstance(n, N.Let):
+                if facts.may_trap(n.value):
+                    return None
+                if n.value == E.InvocationId(0) and n.name not in assigned:
+                    gids.add(n.name)
+                elif n.name in gids:
+                    return None  # rebound to something else: keep it simple
+            elif isinstance(n, (N.Region, N.Block)):
+                b = bound(n.body)
+                if b is None:
+                    return None
+                best = max(best, b)
+            elif (isinstance(n, N.If) and not n.otherwise and isinstance(n.cond, E.BinOpExpr)
+                  and n.cond.op is E.BinOp.Lt and isinstance(n.cond.right, E.LitU32)
+                  and (n.cond.left == E.InvocationId(0)
+                       or (isinstance(n.cond.left, E.Var) and n.cond.left.name in gids))):
+                best = max(best, n.cond.right.value)
+            else:
+                return None
+        return best
+
+    return bound(p.entry)
+
+
+def choose_local_size(p: Program, local_size: int, min_workgroups: int = 1, min_local: int = 64) -> int:
+    """`local_size`, halved (not below `min_local`) while the stage would have fewer than
+    `min_workgroups` workgroups at it."""
+    n = min_invocations(p)
+    size = local_size
+    while n and size // 2 >= min_local and -(-n // size) < min_workgroups:
+        size //= 2
+    return size
+
+
+def workgroup_size(p: Program, local_size: int = 256, min_workgroups: int = 1,
+                   min_local: int = 64) -> tuple[Program, str]:
+    """Dispatch a program that observes nothing workgroup-scoped at `local_size` (smaller
+    when it has few invocations: see MIN_WORKGROUPS)."""
     sx = int(p.workgroup_size[0])
     why = uses_workgroup_scope(p)
-    if why or not _one_d(p) or sx == local_size or local_size % sx or any(
-            isinstance(n, N.Region) and n.generator == WG_GENERATOR for n in p.entry):
+    if why or not _one_d(p) or any(isinstance(n, N.Region) and n.generator == WG_GENERATOR for n in p.entry):
         return p, ""
     total = invocation_total(p)
     if total is None:
+        return p, ""
+    requested = local_size
+    wanted = choose_local_size(p, local_size, min_workgroups, min_local)
+    if wanted < sx and sx % wanted == 0:
+        # Fewer invocations may be dispatched than at sx (ceil(n / wanted) * wanted <= the
+        # original total): allowed only when every id from some c <= n on does nothing.
+        c = inert_from(p)
+        if c is not None and c <= min_invocations(p):
+            q = Program(p.buffers, (wanted, 1, 1), (Region(WG_GENERATOR, None, tuple(p.entry)),), p.entry_op_id,
+                        p.non_composable_with_self)
+            n = min_invocations(p)
+            return q, (f"uses nothing workgroup-scoped; {n} invocations: local size {sx} -> {wanted} so the "
+                       f"stage has {-(-n // wanted)} workgroups; ids >= {c} do nothing, so the ids that act "
+                       "are unchanged")
+        wanted = local_size
+    local_size = wanted
+    if sx == local_size or local_size % sx:
         return p, ""
     body: tuple = tuple(p.entry)
     new_total = invocation_total(Program(p.buffers, (local_size, 1, 1), p.entry))
@@ -74,8 +155,9 @@ def workgroup_size(p: Program, local_size: int = 256) -> tuple[Program, str]:
         body = (N.If(E.BinOpExpr(E.BinOp.Lt, E.InvocationId(0), total), body, ()),)
     q = Program(p.buffers, (local_size, 1, 1), (Region(WG_GENERATOR, None, body),), p.entry_op_id,
                 p.non_composable_with_self)
-    return q, (f"uses nothing workgroup-scoped: local size {sx} -> {local_size} (best for this device class); "
-               "global ids unchanged")
+    reason = ("best for this device class" if local_size == requested else
+              f"{min_invocations(p)} invocations: sized for >= {min_workgroups} workgroups")
+    return q, f"uses nothing workgroup-scoped: local size {sx} -> {local_size} ({reason}); global ids unchanged"
 
 
 def coarsen_factor(p: Program) -> int:

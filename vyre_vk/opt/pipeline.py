@@ -25,10 +25,11 @@ from ..ir.program import BufferDecl, Program
 from ..ir.validate import ValidationError, validate
 from .cse import cse
 from .dce import dce
-from .dispatch import BEST_LOCAL_SIZE, coarsen, coarsen_factor, workgroup_size
+from .dispatch import BEST_LOCAL_SIZE, MIN_WORKGROUPS, coarsen, coarsen_factor, workgroup_size
 from .fold import constant_fold
 from .hoist import hoist_invariant
 from .licm import licm
+from .unroll import unroll_factor, unroll_loads
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ class ProgramGraph:
 
 
 #: Pass name -> (kind, function). "program" passes map Program -> (Program, why).
-PASS_ORDER = ("constant_fold", "dce", "cse", "licm", "hoist_invariant", "workgroup_size", "coarsen")
+PASS_ORDER = ("constant_fold", "dce", "cse", "licm", "hoist_invariant", "unroll", "workgroup_size", "coarsen")
 DEFAULT_PASSES = frozenset(PASS_ORDER)
 _SCALAR: dict[str, Callable] = {"constant_fold": constant_fold, "dce": dce, "cse": cse, "licm": licm}
 MAX_STAGES = 4
@@ -127,6 +128,7 @@ def optimize(program: Program, passes: Union[bool, Iterable[str], None] = True, 
             raise ValueError(f"unknown optimiser pass(es) {unknown}. Fix: use names from {list(PASS_ORDER)}.")
     validate(program)
     size = local_size or BEST_LOCAL_SIZE.get(device_class, BEST_LOCAL_SIZE["default"])
+    min_wgs, min_local = (1, size) if local_size else MIN_WORKGROUPS.get(device_class, MIN_WORKGROUPS["default"])
     stages = [program]
     scratch: list[BufferDecl] = []
     reports: list[PassReport] = []
@@ -160,9 +162,14 @@ def optimize(program: Program, passes: Union[bool, Iterable[str], None] = True, 
         reports.append(PassReport("hoist_invariant", bool(whys), "; ".join(whys)))
         if whys:  # tidy the new stages (e.g. lets the main program no longer reads)
             scalar_round(("dce",), record=False)
+    if "unroll" in chosen:
+        whys = []
+        factor = unroll_factor(device_class)
+        stages = _apply("unroll", lambda p: unroll_loads(p, factor), stages, whys)
+        reports.append(PassReport("unroll", bool(whys), "; ".join(whys)))
     if "workgroup_size" in chosen:
         whys = []
-        stages = _apply("workgroup_size", lambda p: workgroup_size(p, size), stages, whys)
+        stages = _apply("workgroup_size", lambda p: workgroup_size(p, size, min_wgs, min_local), stages, whys)
         reports.append(PassReport("workgroup_size", bool(whys), "; ".join(whys)))
     if "coarsen" in chosen:
         whys = []

@@ -1,0 +1,70 @@
+"""`vyre-libs::math::conv::im2col_3x3`: ``[h, w]`` f32 image -> ``[h*w, 9]`` zero-padded 3x3 patches
+(port of vyre-libs/src/math/conv/im2col.rs): ``out[flat*9 + ky*3+kx] = select(in_bounds,
+in[(y+ky-1)*w + x+kx-1], 0)``; one invocation per pixel (guard ``flat < h*w``; the output, and so
+the dispatch, has ``9*h*w`` cells), 9 stores in a Block. Workgroup [64,1,1].
+
+Example::
+
+    >>> [(b.name, b.count) for b in im2col_3x3("input", "output", 4, 4).buffers]
+    [('input', 16), ('output', 144)]
+"""
+from __future__ import annotations
+
+from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ...registry import OpEntry, register
+from ...wire import pack_f32_slice
+from .taps import taps
+
+OP_ID = "vyre-libs::math::conv::im2col_3x3"
+# 4 ULP: no f32 arithmetic at all (copies and zeros: exact); 4 is vyre's program budget.
+ULP = 4
+
+
+def im2col_3x3(input: str, output: str, h: int, w: int) -> Program:
+    pixels = h * w
+    writes = [Node.store(output, Expr.add(Expr.mul(Expr.var("flat"), Expr.u32(9)), Expr.u32(t)),
+                         Expr.select(ok, Expr.load(input, idx), Expr.f32(0.0)))
+              for t, ok, idx in taps(h, w)]
+    body = [
+        Node.let_bind("flat", Expr.gid_x()),
+        Node.if_then(Expr.lt(Expr.var("flat"), Expr.u32(pixels)), [
+            Node.let_bind("y", Expr.div(Expr.var("flat"), Expr.u32(w))),
+            Node.let_bind("x", Expr.rem(Expr.var("flat"), Expr.u32(w))),
+            Node.block(writes),
+        ]),
+    ]
+    return Program.wrapped(
+        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.F32).with_count(pixels),
+         BufferDecl.output(output, 1, DataType.F32).with_count(pixels * 9)],
+        (64, 1, 1),
+        [wrap_anonymous(OP_ID, body)],
+    )
+
+
+def _build(h: int = 4, w: int = 4) -> Program:
+    return im2col_3x3("input", "output", h, w)
+
+
+def _fixture_input() -> list:
+    return [float(i) + 1.0 for i in range(16)]
+
+
+def _naive_im2col(img: list, h: int, w: int) -> list:
+    """vyre computes the expected bytes with this loop (naive_im2col_3x3 in im2col.rs)."""
+    out = [0.0] * (h * w * 9)
+    for y in range(h):
+        for x in range(w):
+            for ky in range(3):
+                for kx in range(3):
+                    ny, nx = y + ky - 1, x + kx - 1
+                    if 0 <= ny < h and 0 <= nx < w:
+                        out[(y * w + x) * 9 + ky * 3 + kx] = img[ny * w + nx]
+    return out
+
+
+ENTRY = register(OpEntry(
+    id=OP_ID, build=_build, builder=_build, params={"h": 4, "w": 4},
+    test_inputs=lambda: [[pack_f32_slice(_fixture_input())]],
+    expected_output=lambda: [[pack_f32_slice(_naive_im2col(_fixture_input(), 4, 4))]],
+    category="math", ulp=ULP,
+))

@@ -1,0 +1,2 @@
+"""vyre-libs math::linalg (vyre-libs/src/math/linalg); importing registers them."""
+from . import dot, matmul, matmul_strassen  # noqa: F401

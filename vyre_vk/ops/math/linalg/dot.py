@@ -1,0 +1,62 @@
+"""`vyre-libs::math::dot`: wrapping u32 dot product ``out[0] = sum_i lhs[i]*rhs[i]``
+(port of vyre-libs/src/math/linalg/dot.rs, the tiled program).
+
+``tile = 256`` (workgroup [256,1,1]); in workgroup 0 each lane accumulates its strided slice
+(``idx = chunk*256 + local``) into ``dot_scratch``, barrier, a u32 tree sum (first workgroup
+only), and lane 0 stores ``dot_scratch[0]``. ``n == 0`` is rejected (vyre: FINDING-V7-TEST-009-DOT).
+
+Example::
+
+    >>> p = dot("lhs", "rhs", "out", 256)
+    >>> p.workgroup_size, [b.name for b in p.buffers]
+    ((256, 1, 1), ['lhs', 'rhs', 'dot_scratch', 'out'])
+"""
+from __future__ import annotations
+
+from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ...builder import strided_accumulate_child
+from ...primitives import FIRST_WORKGROUP, sum_u32_child
+from ...registry import OpEntry, register
+from ...wire import pack_u32_slice
+
+OP_ID = "vyre-libs::math::dot"
+DOT_TILE = 256
+# u32 result: byte-exact (no f32 window).
+ULP = None
+
+
+def dot(lhs: str, rhs: str, out: str, n: int) -> Program:
+    if n == 0:
+        raise ValueError(f"Fix: {OP_ID} build failed: n == 0 (empty reductions are rejected); pass n >= 1.")
+    tile = DOT_TILE
+    chunks = -(-n // tile)
+    local = Expr.var("local")
+    body = [
+        Node.let_bind("local", Expr.local_x()),
+        strided_accumulate_child(OP_ID, tile, chunks, n, "local_acc", Expr.u32(0), "dot_scratch",
+                                 lambda idx, acc: Expr.add(acc, Expr.mul(Expr.load(lhs, idx), Expr.load(rhs, idx)))),
+        Node.barrier(),
+        sum_u32_child(OP_ID, tile, "dot_scratch", FIRST_WORKGROUP),
+        Node.if_then(Expr.and_(Expr.eq(Expr.workgroup_x(), Expr.u32(0)), Expr.eq(local, Expr.u32(0))), [
+            Node.store(out, Expr.u32(0), Expr.load("dot_scratch", Expr.u32(0)))]),
+    ]
+    return Program.wrapped(
+        [BufferDecl.storage(lhs, 0, BufferAccess.ReadOnly, DataType.U32).with_count(n),
+         BufferDecl.storage(rhs, 1, BufferAccess.ReadOnly, DataType.U32).with_count(n),
+         BufferDecl.workgroup("dot_scratch", tile, DataType.U32),
+         BufferDecl.output(out, 2, DataType.U32).with_count(1)],
+        (tile, 1, 1),
+        [wrap_anonymous(OP_ID, body)],
+    )
+
+
+def _build(n: int = 256) -> Program:
+    return dot("lhs", "rhs", "out", n)
+
+
+ENTRY = register(OpEntry(
+    id=OP_ID, build=_build, builder=_build, params={"n": 256},
+    test_inputs=lambda: [[bytes(256 * 4), bytes(256 * 4)]],
+    expected_output=lambda: [[pack_u32_slice([0])]],
+    category="math", ulp=ULP,
+))

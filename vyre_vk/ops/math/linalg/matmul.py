@@ -1,0 +1,118 @@
+"""`vyre-libs::math::matmul`, `vyre-libs::math::matmul_bias` and `vyre-libs::math::matmul_bias::scalar`:
+row-major wrapping u32 GEMM ``out[r,c] = sum_kk a[r*k+kk]*b[kk*n+c] (+ bias[c])``
+(port of vyre-libs/src/math/linalg/matmul.rs).
+
+One invocation per output cell: ``idx = gid.x; row = idx / n; col = idx % n``; guard
+``idx < buf_len(out)``; a ``kk`` loop accumulates ``acc`` (u32, wrapping). Workgroup [256,1,1].
+
+Example::
+
+    >>> p = matmul("a", "b", "out", 4, 4, 4)
+    >>> [(b.name, b.binding, b.count) for b in p.buffers]
+    [('a', 0, 16), ('b', 1, 16), ('out', 2, 16)]
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ...registry import OpEntry, register
+from ...wire import pack_u32_slice
+
+OP_ID = "vyre-libs::math::matmul"
+OP_ID_BIAS = "vyre-libs::math::matmul_bias"
+OP_ID_BIAS_SCALAR = "vyre-libs::math::matmul_bias::scalar"
+# u32 results: byte-exact (no f32 window).
+ULP = None
+
+
+def _check(op_id: str, m: int, k: int, n: int) -> None:
+    if m == 0 or k == 0 or n == 0:
+        raise ValueError(f"Fix: {op_id}: ShapeMismatch a/b/out found [{m}, {k}, {n}], expected every dim >= 1.")
+
+
+def _body(a: str, b: str, out: str, k: int, n: int, bias: Optional[str]) -> list:
+    idx, row, col = Expr.var("idx"), Expr.var("row"), Expr.var("col")
+    kk = Expr.var("kk")
+    acc = Expr.var("acc")
+    value = acc if bias is None else Expr.add(acc, Expr.load(bias, col))
+    return [
+        Node.let_bind("idx", Expr.gid_x()),
+        Node.let_bind("row", Expr.div(idx, Expr.u32(n))),
+        Node.let_bind("col", Expr.rem(idx, Expr.u32(n))),
+        Node.if_then(Expr.lt(idx, Expr.buf_len(out)), [
+            Node.let_bind("acc", Expr.u32(0)),
+            Node.loop_for("kk", Expr.u32(0), Expr.u32(k), [
+                Node.assign("acc", Expr.add(acc, Expr.mul(
+                    Expr.load(a, Expr.add(Expr.mul(row, Expr.u32(k)), kk)),
+                    Expr.load(b, Expr.add(Expr.mul(kk, Expr.u32(n)), col))))),
+            ]),
+            Node.store(out, idx, value),
+        ]),
+    ]
+
+
+def matmul(a: str, b: str, out: str, m: int, k: int, n: int) -> Program:
+    _check(OP_ID, m, k, n)
+    return Program.wrapped(
+        [BufferDecl.storage(a, 0, BufferAccess.ReadOnly, DataType.U32).with_count(m * k),
+         BufferDecl.storage(b, 1, BufferAccess.ReadOnly, DataType.U32).with_count(k * n),
+         BufferDecl.output(out, 2, DataType.U32).with_count(m * n)],
+        (256, 1, 1),
+        [wrap_anonymous(OP_ID, _body(a, b, out, k, n, None))],
+    )
+
+
+def matmul_bias(a: str, b: str, bias: str, out: str, m: int, k: int, n: int) -> Program:
+    _check(OP_ID_BIAS, m, k, n)
+    return Program.wrapped(
+        [BufferDecl.storage(a, 0, BufferAccess.ReadOnly, DataType.U32).with_count(m * k),
+         BufferDecl.storage(b, 1, BufferAccess.ReadOnly, DataType.U32).with_count(k * n),
+         BufferDecl.storage(bias, 2, BufferAccess.ReadOnly, DataType.U32).with_count(n),
+         BufferDecl.output(out, 3, DataType.U32).with_count(m * n)],
+        (256, 1, 1),
+        [wrap_anonymous(OP_ID_BIAS, _body(a, b, out, k, n, bias))],
+    )
+
+
+def _build(m: int = 4, k: int = 4, n: int = 4) -> Program:
+    return matmul("a", "b", "out", m, k, n)
+
+
+def _build_bias(m: int = 2, k: int = 2, n: int = 2) -> Program:
+    return matmul_bias("a", "b", "bias", "out", m, k, n)
+
+
+def _build_bias_scalar(m: int = 1, k: int = 1, n: int = 1) -> Program:
+    # vyre registers the 1x1x1 matmul_bias program under its own id (its Region is matmul_bias's).
+    return matmul_bias("a", "b", "bias", "out", m, k, n)
+
+
+def _matmul_expected() -> list:
+    a, b = list(range(16)), [i + 1 for i in range(16)]
+    out = [sum(a[i * 4 + kk] * b[kk * 4 + j] for kk in range(4)) & 0xFFFFFFFF for i in range(4) for j in range(4)]
+    return [[pack_u32_slice(out)]]
+
+
+ENTRY = register(OpEntry(
+    id=OP_ID, build=_build, builder=_build, params={"m": 4, "k": 4, "n": 4},
+    test_inputs=lambda: [[pack_u32_slice(range(16)), pack_u32_slice([i + 1 for i in range(16)])]],
+    # vyre computes the expected bytes with the same wrapping loop:
+    # [62,68,74,80,174,196,218,240,286,324,362,400,398,452,506,560]
+    expected_output=_matmul_expected,
+    category="math", ulp=ULP,
+))
+
+ENTRY_BIAS = register(OpEntry(
+    id=OP_ID_BIAS, build=_build_bias, builder=_build_bias, params={"m": 2, "k": 2, "n": 2},
+    test_inputs=lambda: [[pack_u32_slice([1, 2, 3, 4]), pack_u32_slice([5, 6, 7, 8]), pack_u32_slice([10, 20])]],
+    expected_output=lambda: [[pack_u32_slice([29, 42, 53, 70])]],
+    category="math", ulp=ULP,
+))
+
+ENTRY_BIAS_SCALAR = register(OpEntry(
+    id=OP_ID_BIAS_SCALAR, build=_build_bias_scalar, builder=_build_bias_scalar, params={"m": 1, "k": 1, "n": 1},
+    test_inputs=lambda: [[pack_u32_slice([2]), pack_u32_slice([3]), pack_u32_slice([5])]],
+    expected_output=lambda: [[pack_u32_slice([11])]],
+    category="math", ulp=ULP,
+))

@@ -1,0 +1,62 @@
+"""`vyre-libs::quant::int6_pack` (``input[i] & 0x3F``, an indexed map) and
+`vyre-libs::quant::int8_pack` (``input[i] & 0xFF``, guard ``i < n``): u32 -> u32, workgroup [64,1,1]
+(ports of the pack halves of vyre-libs/src/nn/quant/int6.rs and int8.rs; here in one module
+because both are integer-exact).
+
+Example::
+
+    >>> [b.name for b in int8_pack("input", "output", 4).buffers]
+    ['input', 'output']
+"""
+from __future__ import annotations
+
+from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ...builder import build_indexed_map
+from ...registry import OpEntry, register
+from ...wire import pack_u32_slice
+
+INT6_PACK_OP_ID = "vyre-libs::quant::int6_pack"
+INT8_PACK_OP_ID = "vyre-libs::quant::int8_pack"
+# u32 results: byte-exact (no f32 window).
+ULP = None
+
+
+def int6_pack(input: str, output: str, n: int) -> Program:
+    return build_indexed_map(
+        INT6_PACK_OP_ID,
+        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.U32).with_count(n),
+         BufferDecl.output(output, 1, DataType.U32).with_count(n)],
+        output, n, (64, 1, 1), lambda i: (i, Expr.bitand(Expr.load(input, i), Expr.u32(0x3F))))
+
+
+def int8_pack(input: str, output: str, n: int) -> Program:
+    i = Expr.var("i")
+    body = [Node.let_bind("i", Expr.gid_x()), Node.if_then(Expr.lt(i, Expr.u32(n)), [
+        Node.store(output, i, Expr.bitand(Expr.load(input, i), Expr.u32(0xFF)))])]
+    return Program.wrapped(
+        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.U32).with_count(n),
+         BufferDecl.output(output, 1, DataType.U32).with_count(n)],
+        (64, 1, 1), [wrap_anonymous(INT8_PACK_OP_ID, body)])
+
+
+def _build_int6(n: int = 4) -> Program:
+    return int6_pack("input", "output", n)
+
+
+def _build_int8(n: int = 4) -> Program:
+    return int8_pack("input", "output", n)
+
+
+ENTRY_INT6 = register(OpEntry(
+    id=INT6_PACK_OP_ID, build=_build_int6, builder=_build_int6, params={"n": 4},
+    test_inputs=lambda: [[pack_u32_slice([63, 100, 1, 0])]],
+    expected_output=lambda: [[pack_u32_slice([63, 36, 1, 0])]],
+    category="nn", ulp=ULP,
+))
+
+ENTRY_INT8 = register(OpEntry(
+    id=INT8_PACK_OP_ID, build=_build_int8, builder=_build_int8, params={"n": 4},
+    test_inputs=lambda: [[pack_u32_slice([255, 256, 1, 0])]],
+    expected_output=lambda: [[pack_u32_slice([255, 0, 1, 0])]],
+    category="nn", ulp=ULP,
+))

@@ -1,0 +1,138 @@
+"""Load-prefetching unroll of innermost reduction loops.
+
+The seed op's kernels are long serial loops (``for m in 0..2048: acc = acc + x[m] *
+w1[m*H + j]``) run by few invocations: each iteration's load is a fresh DRAM line, and a
+GPU thread that waits for one load before issuing the next is latency-bound (~1 us per
+round trip on an H200, 2048 of them in a row). Splitting the sum would change the f32
+rounding, so the order of the arithmetic must stay; the loads need not wait, though.
+This pass unrolls such a loop by U and issues the loads of all U iterations first::
+
+    for m in a..b { BODY(m) }
+ ->
+    for mo in 0..N/U {
+        let mb = a + mo * U
+        let p0 = LOAD0(m := mb + 0) ... let p(U-1) = LOAD(m := mb + U-1)   // all loads first
+        { let m = mb + 0; BODY(m), each prefetched load replaced by its p }
+        ... (U copies, in order)
+    }
+    for m in a + (N/U)*U .. b { BODY(m) }                                   // the rest
+
+Same values, same operations in the same order: bit-identical. A load may move ahead
+of statements of earlier iterations because the loop body writes no buffer (no store,
+no atomic): a load has no effect, and reads out of bounds give zero wherever they are
+evaluated. Prefetched loads are those whose index depends only on the loop variable
+and on variables the loop body does not define or assign, and that cannot trap.
+"""
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+from ..ir import expr as E
+from ..ir import node as N
+from ..ir.program import Program
+from .analysis import (Facts, NameSource, all_names, assigned_vars, defined_vars, map_expr, map_node_exprs,
+                       node_all_exprs, replace_entry, size_of, walk_nodes, with_bodies)
+
+UNROLL = 16
+#: Loads in flight per invocation, per device class: a long serial loop on a GPU is bound by
+#: memory latency, so more copies mean fewer round trips (registers permitting).
+UNROLL_BY_CLASS = {"nvidia": 16, "default": 16}
+MAX_BODY_SIZE = 64      # expression nodes in the loop body (code size: U copies)
+
+
+def unroll_factor(device_class: str) -> int:
+    """The class's factor; ``$VYRE_VK_UNROLL`` overrides it (a tuning knob for measurements)."""
+    env = os.environ.get("VYRE_VK_UNROLL")
+    return int(env) if env else UNROLL_BY_CLASS.get(device_class, UNROLL_BY_CLASS["default"])
+
+
+def _candidate(loop: N.Loop, facts: Facts, factor: int) -> Optional[list]:
+    """The loads to prefetch (distinct, first-seen order), or None."""
+    if not (isinstance(loop.from_, E.LitU32) and isinstance(loop.to, E.LitU32)):
+        return None
+    if loop.to.value - loop.from_.value < 2 * factor or size_of(loop.body) > MAX_BODY_SIZE:
+        return None
+    for n in walk_nodes(loop.body):
+        if isinstance(n, (N.Loop, N.Store, N.Barrier, N.Return, N.Trap)) or not isinstance(
+                n, (N.Let, N.Assign, N.If, N.Block, N.Region)):
+            return None
+    xs = list(node_all_exprs(loop.body))
+    if any(isinstance(x, E.Atomic) for x in xs):
+        return None
+    local = defined_vars(loop.body) | assigned_vars(loop.body)
+    if loop.var in local:
+        return None
+    loads: list = []
+    for x in xs:
+        if (isinstance(x, E.Load) and x not in loads and x.buffer not in facts.workgroup_bufs
+                and not facts.may_trap(x)
+                and not any(isinstance(v, E.Var) and v.name in local for v in E.walk(x.index))):
+            loads.append(x)
+    return loads or None
+
+
+def unroll_loads(p: Program, factor: int = UNROLL) -> tuple[Program, str]:
+    """Unroll every innermost literal-bounds loop that reads memory and writes none."""
+    facts = Facts(p)
+    fresh = NameSource(all_names(p), "ur_")
+    done: list = []
+
+    def rewrite(loop: N.Loop) -> Optional[tuple]:
+        loads = _candidate(loop, facts, factor)
+        if loads is None:
+            return None
+        lo, hi = loop.from_.value, loop.to.value
+        outer = (hi - lo) // factor
+        mo, mb = fresh(loop.var + "o"), fresh(loop.var + "b")
+        body: list = [N.Let(mb, E.BinOpExpr(E.BinOp.Add, E.LitU32(lo),
+                                            E.BinOpExpr(E.BinOp.Mul, E.Var(mo), E.LitU32(factor))))]
+        names: list = []
+        for k in range(factor):
+            at = E.Var(mb) if k == 0 else E.BinOpExpr(E.BinOp.Add, E.Var(mb), E.LitU32(k))
+            sub = lambda e, at=at: map_expr(e, lambda x: at if x == E.Var(loop.var) else None)  # noqa: E731
+            row = {}
+            for ld in loads:
+                name = fresh("pf")
+                body.append(N.Let(name, E.Load(ld.buffer, sub(ld.index))))
+                row[ld] = E.Var(name)
+            names.append(row)
+        for k in range(factor):
+            at = E.Var(mb) if k == 0 else E.BinOpExpr(E.BinOp.Add, E.Var(mb), E.LitU32(k))
+            row = names[k]
+            body.append(N.Block((N.Let(loop.var, at),) + _replace_loads(loop.body, row)))
+        out = [N.Loop(mo, E.LitU32(0), E.LitU32(outer), tuple(body))]
+        if lo + outer * factor < hi:
+            out.append(N.Loop(loop.var, E.LitU32(lo + outer * factor), loop.to, loop.body))
+        done.append(f"{loop.var} ({hi - lo} iterations, {len(loads)} load(s) each)")
+        return tuple(out)
+
+    def rw(nodes) -> tuple:
+        out: list = []
+        for n in nodes:
+            if isinstance(n, N.Loop):
+                new = rewrite(n)
+                if new is not None:
+                    out.extend(new)
+                    continue
+            if N.node_bodies(n):
+                n = with_bodies(n, [rw(b) for _, b in N.node_bodies(n)])
+            out.append(n)
+        return tuple(out)
+
+    entry = rw(p.entry)
+    if not done:
+        return p, ""
+    return replace_entry(p, entry), (f"unrolled x{factor}, loads issued before the arithmetic (same order of "
+                                     f"operations): loop {', '.join(done)}")
+
+
+def _replace_loads(nodes, row: dict) -> tuple:
+    fn = lambda e: map_expr(e, lambda x: row.get(x) if isinstance(x, E.Load) else None)  # noqa: E731
+    out = []
+    for n in nodes:
+        n = map_node_exprs(n, fn)
+        if N.node_bodies(n):
+            n = with_bodies(n, [_replace_loads(b, row) for _, b in N.node_bodies(n)])
+        out.append(n)
+    return tuple(out)
