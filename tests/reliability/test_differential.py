@@ -130,7 +130,7 @@ def test_generated_programs_are_race_free(case):
 def test_generated_programs_make_the_optimiser_passes_fire():
     """optimize=True is only tested where passes change something: over a fixed sample the
     generator's elementwise and reduction shapes reach coarsen, hoist_invariant (multi-kernel
-    graphs) and licm, besides fold/dce/cse/workgroup_size."""
+    graphs), unroll and licm, besides fold/dce/cse/workgroup_size."""
     from vyre_vk.opt import optimize
 
     fired, stages = collections.Counter(), collections.Counter()
@@ -143,6 +143,6 @@ def test_generated_programs_make_the_optimiser_passes_fire():
         stages[len(graph.stages) > 1] += 1
 
     collect()
-    for name in ("constant_fold", "dce", "cse", "licm", "hoist_invariant", "coarsen", "workgroup_size"):
+    for name in ("constant_fold", "dce", "cse", "licm", "hoist_invariant", "unroll", "coarsen", "workgroup_size"):
         assert fired[name] >= 3, (name, fired)
     assert stages[True] >= 5, stages

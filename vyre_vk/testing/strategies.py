@@ -210,12 +210,19 @@ class _Gen:
             term = self.expr(t, _Scope([(j, U32, True), (k, U32, True)]), 1)
         finally:
             self.traps, self.invariant = traps, False
+        trips = d(st.integers(1, 4))
+        if d(st.integers(0, 2)) == 0:  # long enough for vyre_vk.opt.unroll (>= 2 x 16 trips, a load)
+            trips = d(st.integers(32, 40))
+            src = d(st.sampled_from(sorted(n for n, b in self.buffers.items() if b.name not in self.slots
+                                           and not b.is_workgroup and n != self.counter)))
+            idx = Expr.add(Expr.var(k), Expr.var(j)) if d(st.booleans()) else Expr.var(k)
+            term = Expr.binop(BinOp.Add, term, Expr.cast(t, Expr.load(src, idx)))
         inner = scope.child()
         inner.vars += [(j, U32, True), (acc, t, False)]
         out = self.buffers[d(st.sampled_from(self.writable))]
         use = Expr.binop(BinOp.Add, Expr.cast(out.element, Expr.var(acc)), self.expr(out.element, inner))
         body = [Node.let_bind(acc, init),
-                Node.loop_for(k, Expr.u32(0), Expr.u32(d(st.integers(1, 4))),
+                Node.loop_for(k, Expr.u32(0), Expr.u32(trips),
                               [Node.assign(acc, Expr.binop(BinOp.Add, Expr.var(acc), term))]),
                 *self.stmts(inner, depth + 1, False, 2),
                 Node.store(out.name, self.slot_index(out), use)]
