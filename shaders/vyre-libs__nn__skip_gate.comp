@@ -16,15 +16,36 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
-float vyre_fsub(float a, float b) { precise float r = a - b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & ~floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
-float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
+bool vyre_fzsum(uint ua, uint ub) {
+    return ((ua | ub) & 0x7FFFFFFFu) == 0u || ((ua ^ ub) == 0x80000000u && (ua & 0x7F800000u) != 0x7F800000u);
+}
+float vyre_fadd(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a + b; return vyre_canon(r);
+}
+float vyre_fsub(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b) ^ 0x80000000u;
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a - b; return vyre_canon(r);
+}
+bool vyre_isfinite(float x) { return (floatBitsToUint(x) & 0x7F800000u) != 0x7F800000u; }
+float vyre_fmul(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ua & 0x7FFFFFFFu) == 0u || (ub & 0x7FFFFFFFu) == 0u) {
+        if (!vyre_isfinite(a) || !vyre_isfinite(b)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat((ua ^ ub) & 0x80000000u);
+    }
+    precise float r = a * b; return vyre_canon(r);
+}
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_fdiv(float a, float b) {
-    if (b == 0.0) {
-        if (a == 0.0 || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
-        return uintBitsToFloat(((floatBitsToUint(a) ^ floatBitsToUint(b)) & 0x80000000u) | 0x7F800000u);
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ub & 0x7FFFFFFFu) == 0u) {
+        if ((ua & 0x7FFFFFFFu) == 0u || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat(((ua ^ ub) & 0x80000000u) | 0x7F800000u);
     }
+    if ((ua & 0x7FFFFFFFu) == 0u) return vyre_isnan(b) ? uintBitsToFloat(0x7FC00000u) : uintBitsToFloat((ua ^ ub) & 0x80000000u);
     precise float r = a / b; return vyre_canon(r);
 }
 uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
@@ -41,7 +62,7 @@ void main() {
     {  // region vyre-libs::nn::skip_gate
         uint i = gl_GlobalInvocationID.x;
         if (i < 2u) {
-            vk_st_v_output(i, vyre_select((abs(vyre_fadd(vyre_fmul(vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i))))))), vk_ld_branch(i)), vyre_fmul(vyre_fsub(1.0, vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i)))))))), vk_ld_skip(i)))) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i))))))), vk_ld_branch(i)), vyre_fmul(vyre_fsub(1.0, vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i)))))))), vk_ld_skip(i)))));
+            vk_st_v_output(i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fmul(vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i))))))), vk_ld_branch(i)), vyre_fmul(vyre_fsub(1.0, vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i)))))))), vk_ld_skip(i)))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i))))))), vk_ld_branch(i)), vyre_fmul(vyre_fsub(1.0, vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i)))))))), vk_ld_skip(i)))));
         }
     }
 }

@@ -268,7 +268,8 @@ class Kernel:
         downloads = [b.name for b in self._results]
         seq = mgr.sequence()
         fresh = [t for n, t in tensors.items() if n not in resident]  # scratch and fillers start zeroed
-        seq.record(kp_bridge.sync_device(fresh))
+        if fresh:  # every buffer resident (Device.array): kp refuses an empty sync
+            seq.record(kp_bridge.sync_device(fresh))
         for op, arg in self.ops:
             if op == "barrier":
                 seq.record(kp_bridge.compute_barrier([tensors[n] for n in arg]))
