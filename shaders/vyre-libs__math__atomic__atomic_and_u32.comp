@@ -8,7 +8,7 @@ layout(std430, set = 0, binding = 0) readonly buffer vk_buf_values { uint values
 layout(std430, set = 0, binding = 1) buffer vk_buf_state { uint state[]; };  // u32, ReadWrite
 layout(std430, set = 0, binding = 2) buffer vk_buf_trace { uint trace[]; };  // u32, ReadWrite
 
-uint vk_ld_values(uint vk_i) { return vk_i < uint(values.length()) ? values[vk_i] : 0u; }
+uint vk_ld_values(uint vk_i) { uint vk_n = uint(values.length()); uint vk_x = values[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_at_and_state(uint vk_i, uint vk_v) { return vk_i < uint(state.length()) ? atomicAnd(state[vk_i], vk_v) : 0u; }
 void vk_st_trace(uint vk_i, uint vk_v) { if (vk_i < uint(trace.length())) trace[vk_i] = vk_v; }
 

@@ -9,8 +9,8 @@ layout(std430, set = 0, binding = 1) readonly buffer vk_buf_desired { uint desir
 layout(std430, set = 0, binding = 2) buffer vk_buf_state { uint state[]; };  // u32, ReadWrite
 layout(std430, set = 0, binding = 3) buffer vk_buf_trace { uint trace[]; };  // u32, ReadWrite
 
-uint vk_ld_expected(uint vk_i) { return vk_i < uint(expected.length()) ? expected[vk_i] : 0u; }
-uint vk_ld_desired(uint vk_i) { return vk_i < uint(desired.length()) ? desired[vk_i] : 0u; }
+uint vk_ld_expected(uint vk_i) { uint vk_n = uint(expected.length()); uint vk_x = expected[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ld_desired(uint vk_i) { uint vk_n = uint(desired.length()); uint vk_x = desired[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_at_compareexchange_state(uint vk_i, uint vk_e, uint vk_v) { return vk_i < uint(state.length()) ? atomicCompSwap(state[vk_i], vk_e, vk_v) : 0u; }
 void vk_st_trace(uint vk_i, uint vk_v) { if (vk_i < uint(trace.length())) trace[vk_i] = vk_v; }
 

@@ -13,9 +13,9 @@ bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
-uint vk_ld_lhs(uint vk_i) { return vk_i < uint(lhs.length()) ? lhs[vk_i] : 0u; }
-uint vk_ld_rhs(uint vk_i) { return vk_i < uint(rhs.length()) ? rhs[vk_i] : 0u; }
-uint vk_ld_dot_scratch(uint vk_i) { return vk_i < 256u ? dot_scratch[vk_i] : 0u; }
+uint vk_ld_lhs(uint vk_i) { uint vk_n = uint(lhs.length()); uint vk_x = lhs[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ld_rhs(uint vk_i) { uint vk_n = uint(rhs.length()); uint vk_x = rhs[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ld_dot_scratch(uint vk_i) { uint vk_n = 256u; uint vk_x = dot_scratch[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 void vk_st_dot_scratch(uint vk_i, uint vk_v) { if (vk_i < 256u) dot_scratch[vk_i] = vk_v; }
 void vk_st_v_out(uint vk_i, uint vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vk_v; }
 

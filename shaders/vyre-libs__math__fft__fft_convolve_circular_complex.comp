@@ -18,23 +18,42 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
-float vyre_fsub(float a, float b) { precise float r = a - b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & ~floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
-float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
+bool vyre_fzsum(uint ua, uint ub) {
+    return ((ua | ub) & 0x7FFFFFFFu) == 0u || ((ua ^ ub) == 0x80000000u && (ua & 0x7F800000u) != 0x7F800000u);
+}
+float vyre_fadd(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a + b; return vyre_canon(r);
+}
+float vyre_fsub(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b) ^ 0x80000000u;
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a - b; return vyre_canon(r);
+}
+bool vyre_isfinite(float x) { return (floatBitsToUint(x) & 0x7F800000u) != 0x7F800000u; }
+float vyre_fmul(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ua & 0x7FFFFFFFu) == 0u || (ub & 0x7FFFFFFFu) == 0u) {
+        if (!vyre_isfinite(a) || !vyre_isfinite(b)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat((ua ^ ub) & 0x80000000u);
+    }
+    precise float r = a * b; return vyre_canon(r);
+}
 uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
 int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
-float vk_ld_signal(uint vk_i) { return vk_i < uint(signal.length()) ? vyre_canon(signal[vk_i]) : 0.0; }
-float vk_ld_kernel(uint vk_i) { return vk_i < uint(kernel.length()) ? vyre_canon(kernel[vk_i]) : 0.0; }
-float vk_ld_signal_freq(uint vk_i) { return vk_i < 8u ? signal_freq[vk_i] : 0.0; }
+float vk_ld_signal(uint vk_i) { uint vk_n = uint(signal.length()); float vk_x = signal[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_kernel(uint vk_i) { uint vk_n = uint(kernel.length()); float vk_x = kernel[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_signal_freq(uint vk_i) { uint vk_n = 8u; float vk_x = signal_freq[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
 void vk_st_signal_freq(uint vk_i, float vk_v) { if (vk_i < 8u) signal_freq[vk_i] = vyre_canon(vk_v); }
-float vk_ld_kernel_freq(uint vk_i) { return vk_i < 8u ? kernel_freq[vk_i] : 0.0; }
+float vk_ld_kernel_freq(uint vk_i) { uint vk_n = 8u; float vk_x = kernel_freq[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
 void vk_st_kernel_freq(uint vk_i, float vk_v) { if (vk_i < 8u) kernel_freq[vk_i] = vyre_canon(vk_v); }
-float vk_ld_product_freq(uint vk_i) { return vk_i < 8u ? product_freq[vk_i] : 0.0; }
+float vk_ld_product_freq(uint vk_i) { uint vk_n = 8u; float vk_x = product_freq[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
 void vk_st_product_freq(uint vk_i, float vk_v) { if (vk_i < 8u) product_freq[vk_i] = vyre_canon(vk_v); }
-float vk_ld_v_output(uint vk_i) { return vk_i < uint(v_output.length()) ? vyre_canon(v_output[vk_i]) : 0.0; }
+float vk_ld_v_output(uint vk_i) { uint vk_n = uint(v_output.length()); float vk_x = v_output[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
@@ -238,26 +257,26 @@ void main() {
             float ifft_im_0 = vk_ld_v_output(1u);
             float ifft_scaled_re_0 = vyre_fmul(ifft_re_0, 0.25);
             float ifft_scaled_im_0 = vyre_fmul(vyre_canon(-(ifft_im_0)), 0.25);
-            vk_st_v_output(0u, vyre_select((abs(ifft_scaled_re_0) < 9.999999974752427e-07), 0.0, ifft_scaled_re_0));
-            vk_st_v_output(1u, vyre_select((abs(ifft_scaled_im_0) < 9.999999974752427e-07), 0.0, ifft_scaled_im_0));
+            vk_st_v_output(0u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_re_0) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_re_0));
+            vk_st_v_output(1u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_im_0) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_im_0));
             float ifft_re_1 = vk_ld_v_output(2u);
             float ifft_im_1 = vk_ld_v_output(3u);
             float ifft_scaled_re_1 = vyre_fmul(ifft_re_1, 0.25);
             float ifft_scaled_im_1 = vyre_fmul(vyre_canon(-(ifft_im_1)), 0.25);
-            vk_st_v_output(2u, vyre_select((abs(ifft_scaled_re_1) < 9.999999974752427e-07), 0.0, ifft_scaled_re_1));
-            vk_st_v_output(3u, vyre_select((abs(ifft_scaled_im_1) < 9.999999974752427e-07), 0.0, ifft_scaled_im_1));
+            vk_st_v_output(2u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_re_1) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_re_1));
+            vk_st_v_output(3u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_im_1) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_im_1));
             float ifft_re_2 = vk_ld_v_output(4u);
             float ifft_im_2 = vk_ld_v_output(5u);
             float ifft_scaled_re_2 = vyre_fmul(ifft_re_2, 0.25);
             float ifft_scaled_im_2 = vyre_fmul(vyre_canon(-(ifft_im_2)), 0.25);
-            vk_st_v_output(4u, vyre_select((abs(ifft_scaled_re_2) < 9.999999974752427e-07), 0.0, ifft_scaled_re_2));
-            vk_st_v_output(5u, vyre_select((abs(ifft_scaled_im_2) < 9.999999974752427e-07), 0.0, ifft_scaled_im_2));
+            vk_st_v_output(4u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_re_2) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_re_2));
+            vk_st_v_output(5u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_im_2) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_im_2));
             float ifft_re_3 = vk_ld_v_output(6u);
             float ifft_im_3 = vk_ld_v_output(7u);
             float ifft_scaled_re_3 = vyre_fmul(ifft_re_3, 0.25);
             float ifft_scaled_im_3 = vyre_fmul(vyre_canon(-(ifft_im_3)), 0.25);
-            vk_st_v_output(6u, vyre_select((abs(ifft_scaled_re_3) < 9.999999974752427e-07), 0.0, ifft_scaled_re_3));
-            vk_st_v_output(7u, vyre_select((abs(ifft_scaled_im_3) < 9.999999974752427e-07), 0.0, ifft_scaled_im_3));
+            vk_st_v_output(6u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_re_3) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_re_3));
+            vk_st_v_output(7u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_im_3) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_im_3));
         }
     }
 }

@@ -18,21 +18,32 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
-float vyre_fsub(float a, float b) { precise float r = a - b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & ~floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
+bool vyre_fzsum(uint ua, uint ub) {
+    return ((ua | ub) & 0x7FFFFFFFu) == 0u || ((ua ^ ub) == 0x80000000u && (ua & 0x7F800000u) != 0x7F800000u);
+}
+float vyre_fadd(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a + b; return vyre_canon(r);
+}
+float vyre_fsub(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b) ^ 0x80000000u;
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a - b; return vyre_canon(r);
+}
 bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_fmax(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (a < b ? b : a)); }
 
-float vk_ld_logits(uint vk_i) { return vk_i < uint(logits.length()) ? vyre_canon(logits[vk_i]) : 0.0; }
-uint vk_ld_targets(uint vk_i) { return vk_i < uint(targets.length()) ? targets[vk_i] : 0u; }
-float vk_ld_ce_scratch(uint vk_i) { return vk_i < 256u ? ce_scratch[vk_i] : 0.0; }
+float vk_ld_logits(uint vk_i) { uint vk_n = uint(logits.length()); float vk_x = logits[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+uint vk_ld_targets(uint vk_i) { uint vk_n = uint(targets.length()); uint vk_x = targets[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+float vk_ld_ce_scratch(uint vk_i) { uint vk_n = 256u; float vk_x = ce_scratch[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
 void vk_st_ce_scratch(uint vk_i, float vk_v) { if (vk_i < 256u) ce_scratch[vk_i] = vyre_canon(vk_v); }
-float vk_ld_ce_max_logit(uint vk_i) { return vk_i < 1u ? ce_max_logit[vk_i] : 0.0; }
+float vk_ld_ce_max_logit(uint vk_i) { uint vk_n = 1u; float vk_x = ce_max_logit[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
 void vk_st_ce_max_logit(uint vk_i, float vk_v) { if (vk_i < 1u) ce_max_logit[vk_i] = vyre_canon(vk_v); }
-float vk_ld_ce_target_logit(uint vk_i) { return vk_i < 1u ? ce_target_logit[vk_i] : 0.0; }
+float vk_ld_ce_target_logit(uint vk_i) { uint vk_n = 1u; float vk_x = ce_target_logit[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
 void vk_st_ce_target_logit(uint vk_i, float vk_v) { if (vk_i < 1u) ce_target_logit[vk_i] = vyre_canon(vk_v); }
 void vk_st_loss(uint vk_i, float vk_v) { if (vk_i < uint(loss.length())) loss[vk_i] = vyre_canon(vk_v); }
 

@@ -17,8 +17,8 @@ float vyre_canon(float x) {
 }
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
-float vk_ld_table(uint vk_i) { return vk_i < uint(table.length()) ? vyre_canon(table[vk_i]) : 0.0; }
-uint vk_ld_tokens(uint vk_i) { return vk_i < uint(tokens.length()) ? tokens[vk_i] : 0u; }
+float vk_ld_table(uint vk_i) { uint vk_n = uint(table.length()); float vk_x = table[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+uint vk_ld_tokens(uint vk_i) { uint vk_n = uint(tokens.length()); uint vk_x = tokens[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {

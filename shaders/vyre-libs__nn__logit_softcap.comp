@@ -14,13 +14,23 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
+bool vyre_isfinite(float x) { return (floatBitsToUint(x) & 0x7F800000u) != 0x7F800000u; }
+float vyre_fmul(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ua & 0x7FFFFFFFu) == 0u || (ub & 0x7FFFFFFFu) == 0u) {
+        if (!vyre_isfinite(a) || !vyre_isfinite(b)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat((ua ^ ub) & 0x80000000u);
+    }
+    precise float r = a * b; return vyre_canon(r);
+}
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_fdiv(float a, float b) {
-    if (b == 0.0) {
-        if (a == 0.0 || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
-        return uintBitsToFloat(((floatBitsToUint(a) ^ floatBitsToUint(b)) & 0x80000000u) | 0x7F800000u);
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ub & 0x7FFFFFFFu) == 0u) {
+        if ((ua & 0x7FFFFFFFu) == 0u || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat(((ua ^ ub) & 0x80000000u) | 0x7F800000u);
     }
+    if ((ua & 0x7FFFFFFFu) == 0u) return vyre_isnan(b) ? uintBitsToFloat(0x7FC00000u) : uintBitsToFloat((ua ^ ub) & 0x80000000u);
     precise float r = a / b; return vyre_canon(r);
 }
 uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
@@ -34,14 +44,14 @@ float vyre_tanh(float x) {
     return r;
 }
 
-float vk_ld_v_input(uint vk_i) { return vk_i < uint(v_input.length()) ? vyre_canon(v_input[vk_i]) : 0.0; }
+float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::logit_softcap
         uint i = gl_GlobalInvocationID.x;
         if (i < uint(v_input.length())) {
-            vk_st_v_output(i, vyre_select((abs(vyre_fmul(vyre_canon(vyre_tanh(vyre_fdiv(vk_ld_v_input(i), 30.0))), 30.0)) <= 1.1754943508222875e-38), 0.0, vyre_fmul(vyre_canon(vyre_tanh(vyre_fdiv(vk_ld_v_input(i), 30.0))), 30.0)));
+            vk_st_v_output(i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fmul(vyre_canon(vyre_tanh(vyre_fdiv(vk_ld_v_input(i), 30.0))), 30.0)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fmul(vyre_canon(vyre_tanh(vyre_fdiv(vk_ld_v_input(i), 30.0))), 30.0)));
         }
     }
 }

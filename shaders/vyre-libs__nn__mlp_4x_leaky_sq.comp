@@ -19,18 +19,33 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
-float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
+bool vyre_fzsum(uint ua, uint ub) {
+    return ((ua | ub) & 0x7FFFFFFFu) == 0u || ((ua ^ ub) == 0x80000000u && (ua & 0x7F800000u) != 0x7F800000u);
+}
+float vyre_fadd(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a + b; return vyre_canon(r);
+}
+bool vyre_isfinite(float x) { return (floatBitsToUint(x) & 0x7F800000u) != 0x7F800000u; }
+float vyre_fmul(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ua & 0x7FFFFFFFu) == 0u || (ub & 0x7FFFFFFFu) == 0u) {
+        if (!vyre_isfinite(a) || !vyre_isfinite(b)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat((ua ^ ub) & 0x80000000u);
+    }
+    precise float r = a * b; return vyre_canon(r);
+}
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_fmax(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (a < b ? b : a)); }
 
-float vk_ld_x(uint vk_i) { return vk_i < uint(x.length()) ? vyre_canon(x[vk_i]) : 0.0; }
-float vk_ld_w1(uint vk_i) { return vk_i < uint(w1.length()) ? vyre_canon(w1[vk_i]) : 0.0; }
-float vk_ld_b1(uint vk_i) { return vk_i < uint(b1.length()) ? vyre_canon(b1[vk_i]) : 0.0; }
-float vk_ld_w2(uint vk_i) { return vk_i < uint(w2.length()) ? vyre_canon(w2[vk_i]) : 0.0; }
-float vk_ld_b2(uint vk_i) { return vk_i < uint(b2.length()) ? vyre_canon(b2[vk_i]) : 0.0; }
+float vk_ld_x(uint vk_i) { uint vk_n = uint(x.length()); float vk_x = x[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_w1(uint vk_i) { uint vk_n = uint(w1.length()); float vk_x = w1[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_b1(uint vk_i) { uint vk_n = uint(b1.length()); float vk_x = b1[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_w2(uint vk_i) { uint vk_n = uint(w2.length()); float vk_x = w2[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_b2(uint vk_i) { uint vk_n = uint(b2.length()); float vk_x = b2[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
-float vk_ld_v_mlp_4x_leaky_sq_hidden(uint vk_i) { return vk_i < 4u ? v_mlp_4x_leaky_sq_hidden[vk_i] : 0.0; }
+float vk_ld_v_mlp_4x_leaky_sq_hidden(uint vk_i) { uint vk_n = 4u; float vk_x = v_mlp_4x_leaky_sq_hidden[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
 void vk_st_v_mlp_4x_leaky_sq_hidden(uint vk_i, float vk_v) { if (vk_i < 4u) v_mlp_4x_leaky_sq_hidden[vk_i] = vyre_canon(vk_v); }
 
 void main() {

@@ -16,11 +16,18 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
+bool vyre_fzsum(uint ua, uint ub) {
+    return ((ua | ub) & 0x7FFFFFFFu) == 0u || ((ua ^ ub) == 0x80000000u && (ua & 0x7F800000u) != 0x7F800000u);
+}
+float vyre_fadd(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a + b; return vyre_canon(r);
+}
 
-float vk_ld_x(uint vk_i) { return vk_i < uint(x.length()) ? vyre_canon(x[vk_i]) : 0.0; }
-float vk_ld_attn(uint vk_i) { return vk_i < uint(attn.length()) ? vyre_canon(attn[vk_i]) : 0.0; }
-float vk_ld_mlp(uint vk_i) { return vk_i < uint(mlp.length()) ? vyre_canon(mlp[vk_i]) : 0.0; }
+float vk_ld_x(uint vk_i) { uint vk_n = uint(x.length()); float vk_x = x[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_attn(uint vk_i) { uint vk_n = uint(attn.length()); float vk_x = attn[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_mlp(uint vk_i) { uint vk_n = uint(mlp.length()); float vk_x = mlp[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {

@@ -16,15 +16,36 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
-float vyre_fsub(float a, float b) { precise float r = a - b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & ~floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
-float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
+bool vyre_fzsum(uint ua, uint ub) {
+    return ((ua | ub) & 0x7FFFFFFFu) == 0u || ((ua ^ ub) == 0x80000000u && (ua & 0x7F800000u) != 0x7F800000u);
+}
+float vyre_fadd(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a + b; return vyre_canon(r);
+}
+float vyre_fsub(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b) ^ 0x80000000u;
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a - b; return vyre_canon(r);
+}
+bool vyre_isfinite(float x) { return (floatBitsToUint(x) & 0x7F800000u) != 0x7F800000u; }
+float vyre_fmul(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ua & 0x7FFFFFFFu) == 0u || (ub & 0x7FFFFFFFu) == 0u) {
+        if (!vyre_isfinite(a) || !vyre_isfinite(b)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat((ua ^ ub) & 0x80000000u);
+    }
+    precise float r = a * b; return vyre_canon(r);
+}
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_fdiv(float a, float b) {
-    if (b == 0.0) {
-        if (a == 0.0 || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
-        return uintBitsToFloat(((floatBitsToUint(a) ^ floatBitsToUint(b)) & 0x80000000u) | 0x7F800000u);
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ub & 0x7FFFFFFFu) == 0u) {
+        if ((ua & 0x7FFFFFFFu) == 0u || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat(((ua ^ ub) & 0x80000000u) | 0x7F800000u);
     }
+    if ((ua & 0x7FFFFFFFu) == 0u) return vyre_isnan(b) ? uintBitsToFloat(0x7FC00000u) : uintBitsToFloat((ua ^ ub) & 0x80000000u);
     precise float r = a / b; return vyre_canon(r);
 }
 uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
@@ -32,16 +53,16 @@ int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
-float vk_ld_gate(uint vk_i) { return vk_i < uint(gate.length()) ? vyre_canon(gate[vk_i]) : 0.0; }
-float vk_ld_branch(uint vk_i) { return vk_i < uint(branch.length()) ? vyre_canon(branch[vk_i]) : 0.0; }
-float vk_ld_skip(uint vk_i) { return vk_i < uint(skip.length()) ? vyre_canon(skip[vk_i]) : 0.0; }
+float vk_ld_gate(uint vk_i) { uint vk_n = uint(gate.length()); float vk_x = gate[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_branch(uint vk_i) { uint vk_n = uint(branch.length()); float vk_x = branch[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_skip(uint vk_i) { uint vk_n = uint(skip.length()); float vk_x = skip[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::skip_gate
         uint i = gl_GlobalInvocationID.x;
         if (i < 2u) {
-            vk_st_v_output(i, vyre_select((abs(vyre_fadd(vyre_fmul(vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i))))))), vk_ld_branch(i)), vyre_fmul(vyre_fsub(1.0, vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i)))))))), vk_ld_skip(i)))) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i))))))), vk_ld_branch(i)), vyre_fmul(vyre_fsub(1.0, vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i)))))))), vk_ld_skip(i)))));
+            vk_st_v_output(i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fmul(vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i))))))), vk_ld_branch(i)), vyre_fmul(vyre_fsub(1.0, vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i)))))))), vk_ld_skip(i)))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i))))))), vk_ld_branch(i)), vyre_fmul(vyre_fsub(1.0, vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i)))))))), vk_ld_skip(i)))));
         }
     }
 }

@@ -16,17 +16,36 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
-float vyre_fsub(float a, float b) { precise float r = a - b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & ~floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
-float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
+bool vyre_fzsum(uint ua, uint ub) {
+    return ((ua | ub) & 0x7FFFFFFFu) == 0u || ((ua ^ ub) == 0x80000000u && (ua & 0x7F800000u) != 0x7F800000u);
+}
+float vyre_fadd(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a + b; return vyre_canon(r);
+}
+float vyre_fsub(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b) ^ 0x80000000u;
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a - b; return vyre_canon(r);
+}
+bool vyre_isfinite(float x) { return (floatBitsToUint(x) & 0x7F800000u) != 0x7F800000u; }
+float vyre_fmul(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ua & 0x7FFFFFFFu) == 0u || (ub & 0x7FFFFFFFu) == 0u) {
+        if (!vyre_isfinite(a) || !vyre_isfinite(b)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat((ua ^ ub) & 0x80000000u);
+    }
+    precise float r = a * b; return vyre_canon(r);
+}
 uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
 int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
-float vk_ld_params(uint vk_i) { return vk_i < uint(params.length()) ? vyre_canon(params[vk_i]) : 0.0; }
-float vk_ld_grads(uint vk_i) { return vk_i < uint(grads.length()) ? vyre_canon(grads[vk_i]) : 0.0; }
-float vk_ld_momentum(uint vk_i) { return vk_i < uint(momentum.length()) ? vyre_canon(momentum[vk_i]) : 0.0; }
+float vk_ld_params(uint vk_i) { uint vk_n = uint(params.length()); float vk_x = params[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_grads(uint vk_i) { uint vk_n = uint(grads.length()); float vk_x = grads[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_momentum(uint vk_i) { uint vk_n = uint(momentum.length()); float vk_x = momentum[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_momentum(uint vk_i, float vk_v) { if (vk_i < uint(momentum.length())) momentum[vk_i] = vyre_canon(vk_v); }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
@@ -34,8 +53,8 @@ void main() {
     {  // region vyre-libs::optim::muoneq_r
         uint i = gl_GlobalInvocationID.x;
         if (i < 4u) {
-            vk_st_momentum(i, vyre_select((abs(vyre_fadd(vyre_fmul(0.949999988079071, vyre_select((abs(vk_ld_momentum(i)) <= 1.1754943508222875e-38), 0.0, vk_ld_momentum(i))), vyre_select((abs(vk_ld_grads(i)) <= 1.1754943508222875e-38), 0.0, vk_ld_grads(i)))) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(0.949999988079071, vyre_select((abs(vk_ld_momentum(i)) <= 1.1754943508222875e-38), 0.0, vk_ld_momentum(i))), vyre_select((abs(vk_ld_grads(i)) <= 1.1754943508222875e-38), 0.0, vk_ld_grads(i)))));
-            vk_st_v_output(i, vyre_select((abs(vyre_fsub(vyre_select((abs(vk_ld_params(i)) <= 1.1754943508222875e-38), 0.0, vk_ld_params(i)), vyre_fmul(0.02828427031636238, vyre_fadd(vyre_select((abs(vk_ld_grads(i)) <= 1.1754943508222875e-38), 0.0, vk_ld_grads(i)), vyre_fmul(0.949999988079071, vyre_fadd(vyre_fmul(0.949999988079071, vyre_select((abs(vk_ld_momentum(i)) <= 1.1754943508222875e-38), 0.0, vk_ld_momentum(i))), vyre_select((abs(vk_ld_grads(i)) <= 1.1754943508222875e-38), 0.0, vk_ld_grads(i)))))))) <= 1.1754943508222875e-38), 0.0, vyre_fsub(vyre_select((abs(vk_ld_params(i)) <= 1.1754943508222875e-38), 0.0, vk_ld_params(i)), vyre_fmul(0.02828427031636238, vyre_fadd(vyre_select((abs(vk_ld_grads(i)) <= 1.1754943508222875e-38), 0.0, vk_ld_grads(i)), vyre_fmul(0.949999988079071, vyre_fadd(vyre_fmul(0.949999988079071, vyre_select((abs(vk_ld_momentum(i)) <= 1.1754943508222875e-38), 0.0, vk_ld_momentum(i))), vyre_select((abs(vk_ld_grads(i)) <= 1.1754943508222875e-38), 0.0, vk_ld_grads(i)))))))));
+            vk_st_momentum(i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fmul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ld_momentum(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ld_momentum(i))), vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ld_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ld_grads(i)))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ld_momentum(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ld_momentum(i))), vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ld_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ld_grads(i)))));
+            vk_st_v_output(i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fsub(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ld_params(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ld_params(i)), vyre_fmul(0.02828427031636238, vyre_fadd(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ld_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ld_grads(i)), vyre_fmul(0.949999988079071, vyre_fadd(vyre_fmul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ld_momentum(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ld_momentum(i))), vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ld_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ld_grads(i)))))))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fsub(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ld_params(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ld_params(i)), vyre_fmul(0.02828427031636238, vyre_fadd(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ld_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ld_grads(i)), vyre_fmul(0.949999988079071, vyre_fadd(vyre_fmul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ld_momentum(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ld_momentum(i))), vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ld_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ld_grads(i)))))))));
         }
     }
 }

@@ -18,10 +18,12 @@ float vyre_canon(float x) {
 }
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_fdiv(float a, float b) {
-    if (b == 0.0) {
-        if (a == 0.0 || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
-        return uintBitsToFloat(((floatBitsToUint(a) ^ floatBitsToUint(b)) & 0x80000000u) | 0x7F800000u);
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ub & 0x7FFFFFFFu) == 0u) {
+        if ((ua & 0x7FFFFFFFu) == 0u || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat(((ua ^ ub) & 0x80000000u) | 0x7F800000u);
     }
+    if ((ua & 0x7FFFFFFFu) == 0u) return vyre_isnan(b) ? uintBitsToFloat(0x7FC00000u) : uintBitsToFloat((ua ^ ub) & 0x80000000u);
     precise float r = a / b; return vyre_canon(r);
 }
 uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
@@ -32,8 +34,8 @@ bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
-float vk_ld_v_input(uint vk_i) { return vk_i < uint(v_input.length()) ? vyre_canon(v_input[vk_i]) : 0.0; }
-float vk_ld_scale(uint vk_i) { return vk_i < uint(scale.length()) ? vyre_canon(scale[vk_i]) : 0.0; }
+float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_scale(uint vk_i) { uint vk_n = uint(scale.length()); float vk_x = scale[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {

@@ -88,3 +88,18 @@ def test_lossy_float_lists_are_input_errors(vk_device, element, value):
     assert k.run({"a": [1.0, 0.0]})["out"].tolist() == [1, 1]  # exact floats still convert
     if element is DataType.F32:
         assert k.run({"a": [float("nan"), 2.0]})["out"].tolist() == [1, 1]  # NaN stays NaN
+
+
+@pytest.mark.parametrize("optimize", [False, True])
+def test_all_resident_read_write_f32_input_runs_and_is_canonical(vk_device, optimize):
+    """Bug 4 (found checking issue 7's bind-time canonicalisation with Device.array): a program
+    whose only buffer is a resident DeviceArray raised Kompute's 'OpTensorSyncDevice called
+    with less than 1 tensor' (an empty upload was recorded). And a resident f32 ReadWrite
+    input came back with its raw bytes; like every f32 input it is canonicalised at bind time."""
+    p = Program.wrapped([BufferDecl.read_write("rw", 0, DataType.F32).with_count(3)], (1, 1, 1),
+                        [wrap_anonymous("t", [])])
+    raw = np.array([0x00000371, 0x7FC00001, 0x80000001], np.uint32).view(np.float32)
+    want = reference.run(p, {"rw": raw})["rw"].view(np.uint32).tolist()
+    assert want == [0, 0x7FC00000, 0x80000000]
+    got = vk_device.compile(p, optimize=optimize).run({"rw": vk_device.array(raw)})["rw"]
+    assert got.view(np.uint32).tolist() == want

@@ -29,6 +29,9 @@ from vyre_vk.lower import lower
 from vyre_vk.ops import get
 from vyre_vk.runtime import Device, kp_bridge
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import timed  # noqa: E402  (tools/bench/run.py: the benchmark's shared timing loop)
+
 HAND_GLSL = """#version 450
 layout(local_size_x = 64) in;
 layout(std430, set = 0, binding = 0) readonly buffer X { float x[]; };
@@ -54,15 +57,6 @@ void main() {
   }
 }
 """
-
-
-def timed(fn, n: int) -> list[float]:
-    out = []
-    for _ in range(n):
-        t = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t)
-    return out
 
 
 def us(xs: list[float]) -> str:

@@ -507,7 +507,9 @@ UNOPS: dict[UnOp, UnOpInfo] = {i.op: i for i in [
     _u(UnOp.Clz, _INT, SAME, _clz, {"u32": "vyre_clz({a})", "i32": "int(vyre_clz(uint({a})))"}),
     _u(UnOp.Ctz, _INT, SAME, _ctz, {"u32": "vyre_ctz({a})", "i32": "int(vyre_ctz(uint({a})))"}),
     _u(UnOp.ReverseBits, _INT, SAME, _reverse_bits, {"u32": "bitfieldReverse({a})", "i32": "bitfieldReverse({a})"}),
-    _u(UnOp.Abs, (F32,), SAME, lambda a, t: canon(np.abs(a)), {"f32": "abs({a})"}),
+    # abs() by the sign bit: lavapipe folds abs(-0.0) to -0.0 (found by a constant-operand sweep)
+    _u(UnOp.Abs, (F32,), SAME, lambda a, t: canon(np.abs(a)),
+       {"f32": "vyre_canon(uintBitsToFloat(floatBitsToUint({a}) & 0x7FFFFFFFu))"}),
     _u(UnOp.Floor, (F32,), SAME, lambda a, t: canon(np.floor(a)), {"f32": "floor({a})"}),
     _u(UnOp.Ceil, (F32,), SAME, lambda a, t: canon(np.ceil(a)), {"f32": "ceil({a})"}),
     _u(UnOp.Trunc, (F32,), SAME, lambda a, t: canon(np.trunc(a)), {"f32": "trunc({a})"}),
@@ -630,22 +632,40 @@ GLSL_HELPERS: dict[str, str] = {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }""",
-    # An exact zero sum is +0 unless both addends are -0 (IEEE, round to nearest); lavapipe
-    # folds 0.0 + x to x even under `precise`, which gives -0 for x = -0.
-    "vyre_fadd": ("float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) "
-                  "r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); "
-                  "return vyre_canon(r); }"),
-    "vyre_fsub": ("float vyre_fsub(float a, float b) { precise float r = a - b; if (r == 0.0) "
-                  "r = uintBitsToFloat(floatBitsToUint(a) & ~floatBitsToUint(b) & 0x80000000u); "
-                  "return vyre_canon(r); }"),
-    "vyre_fmul": "float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }",
-    # x / +-0 is spelled out: lavapipe folds a division by a *constant* zero divisor (e.g.
-    # `(false ? 1.0 : 0.0)`) to 0.0 instead of +-inf / NaN (found by tools/fuzz).
-    "vyre_fdiv": """float vyre_fdiv(float a, float b) {
-    if (b == 0.0) {
-        if (a == 0.0 || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
-        return uintBitsToFloat(((floatBitsToUint(a) ^ floatBitsToUint(b)) & 0x80000000u) | 0x7F800000u);
+    # Zero operands are spelled out with bit tests: lavapipe folds `x + 0.0` to x, `0.0 - x`
+    # to -x, `x * 0.0` to 0.0 and `0.0 / x` to 0.0 when the zero is a compile-time
+    # constant, `precise` notwithstanding (wrong for x = -0, NaN, +-inf; found by tools/fuzz).
+    # vyre_fzsum: the exact result of a + b when it is a zero (both zero, or x + -x).
+    "vyre_fzsum": """bool vyre_fzsum(uint ua, uint ub) {
+    return ((ua | ub) & 0x7FFFFFFFu) == 0u || ((ua ^ ub) == 0x80000000u && (ua & 0x7F800000u) != 0x7F800000u);
+}""",
+    "vyre_fadd": """float vyre_fadd(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a + b; return vyre_canon(r);
+}""",
+    "vyre_fsub": """float vyre_fsub(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b) ^ 0x80000000u;
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a - b; return vyre_canon(r);
+}""",
+    "vyre_fmul": """float vyre_fmul(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ua & 0x7FFFFFFFu) == 0u || (ub & 0x7FFFFFFFu) == 0u) {
+        if (!vyre_isfinite(a) || !vyre_isfinite(b)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat((ua ^ ub) & 0x80000000u);
     }
+    precise float r = a * b; return vyre_canon(r);
+}""",
+    # x / +-0 is spelled out too: lavapipe folds a division by a *constant* zero divisor
+    # (e.g. `(false ? 1.0 : 0.0)`) to 0.0 instead of +-inf / NaN (found by tools/fuzz).
+    "vyre_fdiv": """float vyre_fdiv(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ub & 0x7FFFFFFFu) == 0u) {
+        if ((ua & 0x7FFFFFFFu) == 0u || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat(((ua ^ ub) & 0x80000000u) | 0x7F800000u);
+    }
+    if ((ua & 0x7FFFFFFFu) == 0u) return vyre_isnan(b) ? uintBitsToFloat(0x7FC00000u) : uintBitsToFloat((ua ^ ub) & 0x80000000u);
     precise float r = a / b; return vyre_canon(r);
 }""",
     "vyre_frcp": "float vyre_frcp(float a) { precise float r = 1.0 / a; return vyre_canon(r); }",
@@ -657,8 +677,20 @@ GLSL_HELPERS: dict[str, str] = {
     # (TwoSum), result s + (t + e). Exact in the cancellation cases that tell fused from
     # unfused; otherwise at most 1 ULP from a single rounding. Falls back to fma() when
     # an intermediate overflows (|a| or |b| above ~1e34).
+    # Zero, infinite and NaN operands are decided up front (exactly, with bit tests): the
+    # split below loses NaN and the sign of zero, and lavapipe folds `0.0 * x` (see vyre_fmul).
     "vyre_fma": """float vyre_fma(float a, float b, float c) {
-    if (vyre_isinf(c) && vyre_isfinite(a) && vyre_isfinite(b)) return c;  // the exact product never overflows
+    if (vyre_isnan(a) || vyre_isnan(b) || vyre_isnan(c)) return uintBitsToFloat(0x7FC00000u);
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b), uc = floatBitsToUint(c), ps = (ua ^ ub) & 0x80000000u;
+    if ((ua & 0x7FFFFFFFu) == 0u || (ub & 0x7FFFFFFFu) == 0u) {  // the product is an exact +-0 (or 0 * inf)
+        if (vyre_isinf(a) || vyre_isinf(b)) return uintBitsToFloat(0x7FC00000u);
+        return (uc & 0x7FFFFFFFu) == 0u ? uintBitsToFloat(ps & uc) : c;
+    }
+    if (vyre_isinf(a) || vyre_isinf(b)) {  // the product is +-inf
+        if (vyre_isinf(c) && (uc & 0x80000000u) != ps) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat(ps | 0x7F800000u);
+    }
+    if (vyre_isinf(c)) return c;  // the exact product of finite a, b never overflows
     precise float p = a * b;
     precise float ta = 4097.0 * a;
     precise float ah = ta - (ta - a);
@@ -675,6 +707,8 @@ GLSL_HELPERS: dict[str, str] = {
         precise float f = fma(a, b, c);
         r = f;
     }
+    // an exact zero: +0 from cancellation (c != 0), the product's sign if it underflowed (c == +-0)
+    if ((floatBitsToUint(r) & 0x7FFFFFFFu) == 0u) return uintBitsToFloat((uc & 0x7FFFFFFFu) == 0u ? ps : 0u);
     return vyre_canon(r);
 }""",
     "vyre_select": "\n".join(f"{t} vyre_select(bool c, {t} a, {t} b) {{ return c ? a : b; }}"

@@ -645,7 +645,10 @@ class _Lowerer:
             st, el = b.element.glsl_storage, b.element
             length = f"{b.count}u" if b.is_workgroup else f"uint({name}.length())"
             if b.name in self.loads:
-                raw = f"{name}[vk_i]"
+                # Branch-free: load at the index clamped into the buffer (never empty: the runtime
+                # binds at least one element), then select. A load under a branch is not hoisted by
+                # GPU compilers, which serialised every iteration of a long loop on its latency.
+                raw = "vk_x"
                 if el is BOOL:
                     val = f"{raw} != 0u"
                 elif el is F32 and not b.is_workgroup:
@@ -653,7 +656,8 @@ class _Lowerer:
                     self.helpers.add("vyre_canon")
                 else:
                     val = raw
-                lines.append(f"{el.glsl} vk_ld_{name}(uint vk_i) {{ return vk_i < {length} ? {val} : {_ZERO[el]}; }}")
+                lines.append(f"{el.glsl} vk_ld_{name}(uint vk_i) {{ uint vk_n = {length}; "
+                             f"{st} vk_x = {name}[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? {val} : {_ZERO[el]}; }}")
             if b.name in self.stores:
                 val = "vyre_canon(vk_v)" if el is F32 else "vk_v"
                 if el is F32:

@@ -29,7 +29,7 @@ from .dispatch import BEST_LOCAL_SIZE, MIN_WORKGROUPS, coarsen, coarsen_factor, 
 from .fold import constant_fold
 from .hoist import hoist_invariant
 from .licm import licm
-from .unroll import unroll_loads
+from .unroll import unroll_factor, unroll_loads
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,8 @@ def optimize(program: Program, passes: Union[bool, Iterable[str], None] = True, 
             scalar_round(("dce",), record=False)
     if "unroll" in chosen:
         whys = []
-        stages = _apply("unroll", unroll_loads, stages, whys)
+        factor = unroll_factor(device_class)
+        stages = _apply("unroll", lambda p: unroll_loads(p, factor), stages, whys)
         reports.append(PassReport("unroll", bool(whys), "; ".join(whys)))
     if "workgroup_size" in chosen:
         whys = []

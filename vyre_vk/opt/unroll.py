@@ -25,6 +25,7 @@ and on variables the loop body does not define or assign, and that cannot trap.
 """
 from __future__ import annotations
 
+import os
 from typing import Optional
 
 from ..ir import expr as E
@@ -34,15 +35,23 @@ from .analysis import (Facts, NameSource, all_names, assigned_vars, defined_vars
                        node_all_exprs, replace_entry, size_of, walk_nodes, with_bodies)
 
 UNROLL = 16
+#: Loads in flight per invocation, per device class: a long serial loop on a GPU is bound by
+#: memory latency, so more copies mean fewer round trips (registers permitting).
+UNROLL_BY_CLASS = {"nvidia": 16, "default": 16}
 MAX_BODY_SIZE = 64      # expression nodes in the loop body (code size: U copies)
-MIN_TRIP = 2 * UNROLL
 
 
-def _candidate(loop: N.Loop, facts: Facts) -> Optional[list]:
+def unroll_factor(device_class: str) -> int:
+    """The class's factor; ``$VYRE_VK_UNROLL`` overrides it (a tuning knob for measurements)."""
+    env = os.environ.get("VYRE_VK_UNROLL")
+    return int(env) if env else UNROLL_BY_CLASS.get(device_class, UNROLL_BY_CLASS["default"])
+
+
+def _candidate(loop: N.Loop, facts: Facts, factor: int) -> Optional[list]:
     """The loads to prefetch (distinct, first-seen order), or None."""
     if not (isinstance(loop.from_, E.LitU32) and isinstance(loop.to, E.LitU32)):
         return None
-    if loop.to.value - loop.from_.value < MIN_TRIP or size_of(loop.body) > MAX_BODY_SIZE:
+    if loop.to.value - loop.from_.value < 2 * factor or size_of(loop.body) > MAX_BODY_SIZE:
         return None
     for n in walk_nodes(loop.body):
         if isinstance(n, (N.Loop, N.Store, N.Barrier, N.Return, N.Trap)) or not isinstance(
@@ -70,7 +79,7 @@ def unroll_loads(p: Program, factor: int = UNROLL) -> tuple[Program, str]:
     done: list = []
 
     def rewrite(loop: N.Loop) -> Optional[tuple]:
-        loads = _candidate(loop, facts)
+        loads = _candidate(loop, facts, factor)
         if loads is None:
             return None
         lo, hi = loop.from_.value, loop.to.value

@@ -29,6 +29,9 @@ class DeviceArray:
         arr = np.ascontiguousarray(data).reshape(-1)
         if arr.dtype == np.bool_:
             arr = arr.astype(np.uint32)  # the IR stores Bool as one 32-bit word
+        if arr.dtype == np.float32:  # f32 inputs are canonicalised at bind time, as by the reference
+            from vyre_vk.ir.optable import canon
+            arr = canon(arr)
         self.device = device
         self.dtype = arr.dtype
         self.size = int(arr.size)

@@ -149,8 +149,8 @@ class Device:
     def compile(self, program: "Program", optimize=True) -> "Kernel":
         """Validate, lower and compile ``program`` for this device (cached by content hash).
 
-        ``optimize``: False (default) compiles the program as written; True runs every
-        optimiser pass (vyre_vk.opt), a set of pass names runs those. When a pass rewrote
+        ``optimize``: True (default) runs every optimiser pass (vyre_vk.opt), a set of
+        pass names runs those, False compiles the program as written. When a pass rewrote
         the program the result is a :class:`vyre_vk.runtime.graph.Graph` (same ``run``
         API; several kernels in one submission if a pass split the program).
 

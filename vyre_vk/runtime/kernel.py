@@ -268,7 +268,8 @@ class Kernel:
         downloads = [b.name for b in self._results]
         seq = mgr.sequence()
         fresh = [t for n, t in tensors.items() if n not in resident]  # scratch and fillers start zeroed
-        seq.record(kp_bridge.sync_device(fresh))
+        if fresh:  # every buffer resident (Device.array): kp refuses an empty sync
+            seq.record(kp_bridge.sync_device(fresh))
         for op, arg in self.ops:
             if op == "barrier":
                 seq.record(kp_bridge.compute_barrier([tensors[n] for n in arg]))
@@ -333,11 +334,13 @@ class Kernel:
         return self.run(arrays)
 
     def profile(self, inputs: Inputs = None, *, repeats: int = 10, timestamp_period_ns: float = 1.0,
-                grid: Optional[Sequence[int]] = None) -> tuple[list[float], list[float]]:
+                grid: Optional[Sequence[int]] = None, per_op: Optional[list] = None) -> tuple[list[float], list[float]]:
         """GPU and host seconds of the dispatches alone (inputs uploaded once), ``repeats`` times.
 
         GPU time comes from timestamp queries around the dispatches, scaled by the device's
         timestampPeriod (kp does not report it: pass it, e.g. from tools/bench's probe).
+        Pass a list as ``per_op`` to get, per repeat, the seconds of each recorded op
+        (``self.ops``: dispatches and barriers) appended to it.
         """
         self.run(inputs, grid=grid)  # builds the plan and leaves the inputs on the device
         arrays, grids = self._prepare(inputs, grid)
@@ -355,6 +358,8 @@ class Kernel:
                     host.append(time.perf_counter() - t0)
                     ts = seq.get_timestamps()
                     gpu.append((ts[-1] - ts[0]) * timestamp_period_ns * 1e-9)
+                    if per_op is not None:
+                        per_op.append([(b - a) * timestamp_period_ns * 1e-9 for a, b in zip(ts, ts[1:])])
             finally:
                 seq.destroy()
         return gpu, host

@@ -1,6 +1,8 @@
 """Differential fuzzing: one program on the reference and on Vulkan, judged, minimised, saved.
 
-What a case asserts (:func:`check_case`):
+What a case asserts (:func:`check_case`), for each compile mode (``optimize=False``: the
+program as written; ``optimize=True``: every vyre_vk.opt pass, possibly a multi-kernel
+graph -- passes are a source of bugs of their own):
 
 * reference succeeds -> Vulkan must succeed and match: every non-F32 buffer exact, F32
   within vyre's window (:func:`vyre_vk.testing.parity.compare`: 4 ULP for elementary
@@ -22,7 +24,7 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Mapping, Optional
+from typing import Callable, Iterator, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -36,25 +38,43 @@ from vyre_vk.testing.parity import compare
 class Outcome:
     status: str          # "ok" | "trap" (both trapped) | "mismatch"
     detail: str = ""
+    mode: Optional[bool] = None  # the compile mode (optimize=) that failed
 
     @property
     def failed(self) -> bool:
         return self.status == "mismatch"
 
 
-def check_case(program: Program, inputs: Mapping[str, np.ndarray], device) -> Outcome:
-    """Run ``program`` on the reference and on ``device``; judge as the module doc says."""
+#: The compile modes every case runs in: Device.compile(program, optimize=mode).
+MODES = (False, True)
+
+
+def check_case(program: Program, inputs: Mapping[str, np.ndarray], device,
+               modes: Sequence[bool] = MODES) -> Outcome:
+    """Run ``program`` on the reference and on ``device`` once per compile mode in ``modes``;
+    judge as the module doc says. The first failing mode is reported (``[optimize=...]``)."""
     from vyre_vk import reference
     from vyre_vk.reference import EvalError
-    from vyre_vk.runtime import KernelTrapError
 
     try:
         expected = reference.run(program, dict(inputs))
         ref_error = None
     except EvalError as e:
         expected, ref_error = None, e
+    status = "ok"
+    for mode in modes:
+        out = _check_mode(program, inputs, device, mode, expected, ref_error)
+        if out.failed:
+            return Outcome("mismatch", f"[optimize={mode}] {out.detail}", mode)
+        status = out.status
+    return Outcome(status)
+
+
+def _check_mode(program, inputs, device, optimize, expected, ref_error) -> Outcome:
+    from vyre_vk.runtime import KernelTrapError
+
     try:
-        got = device.compile(program).run(dict(inputs))
+        got = device.compile(program, optimize=optimize).run(dict(inputs))
         gpu_error = None
     except KernelTrapError as e:
         got, gpu_error = None, e
@@ -93,6 +113,8 @@ def _list_variants(nodes: tuple) -> Iterator[tuple]:
             e = getattr(n, field, None)
             if isinstance(e, E.Expr):
                 for simpler in _expr_variants(e):
+                    if field in ("to", "from_") and not isinstance(simpler, E.LitU32):
+                        continue  # `min(x, 5)` -> `x` could make the loop run ~2**32 times
                     yield nodes[:i] + (dataclasses.replace(n, **{field: simpler}),) + nodes[i + 1:]
 
 
@@ -127,8 +149,56 @@ def _valid(p: Program) -> bool:
         return False
 
 
-def minimise(program: Program, fails: Callable[[Program], bool], max_steps: int = 400) -> Program:
-    """Greedy: take the first smaller valid variant that still ``fails`` until none does."""
+def _walk_nodes(nodes) -> Iterator[N.Node]:
+    for n in nodes:
+        yield n
+        for _, body in N.node_bodies(n):
+            yield from _walk_nodes(body)
+
+
+def access_pattern(program: Program) -> tuple[dict, int]:
+    """({buffer: index expressions of its loads/stores/atomics}, barrier count) for the buffers
+    a race could involve: stored-to, workgroup and atomic ones."""
+    accesses: dict = {}
+    guarded = {b.name for b in program.buffers if b.is_workgroup}
+    barriers = 0
+    exprs = []
+    for n in _walk_nodes(program.entry):
+        if isinstance(n, N.Store):
+            guarded.add(n.buffer)
+            accesses.setdefault(n.buffer, set()).add(n.index)
+        barriers += isinstance(n, N.Barrier)
+        exprs.extend(N.node_exprs(n))
+    for e in exprs:
+        for x in E.walk(e):
+            if isinstance(x, E.Atomic):
+                guarded.add(x.buffer)
+            if isinstance(x, (E.Load, E.Atomic)):
+                accesses.setdefault(x.buffer, set()).add(x.index)
+    return {b: accesses.get(b, set()) for b in guarded}, barriers
+
+
+def keeps_race_freedom(original: Program) -> Callable[[Program], bool]:
+    """A minimiser guard: a candidate may only access stored-to / workgroup / atomic buffers at
+    index expressions the (race-free) original used for them, and keeps every barrier when
+    there is workgroup memory. Otherwise minimising `out[own] = f(out[own])` could produce
+    `out[0] = f(out[0])`, a race whose reference answer is one legal outcome of several."""
+    allowed, barriers = access_pattern(original)
+    has_wg = any(b.is_workgroup for b in original.buffers)
+
+    def ok(candidate: Program) -> bool:
+        got, n_barriers = access_pattern(candidate)
+        if has_wg and n_barriers < barriers:
+            return False
+        return all(idx <= allowed.get(b, set()) for b, idx in got.items())
+    return ok
+
+
+def minimise(program: Program, fails: Callable[[Program], bool], max_steps: int = 400,
+             guard: Optional[Callable[[Program], bool]] = None) -> Program:
+    """Greedy: take the first smaller valid variant that still ``fails`` until none does.
+    ``guard`` (default :func:`keeps_race_freedom` of ``program``) rejects candidates first."""
+    guard = guard or keeps_race_freedom(program)
     steps = 0
     improved = True
     while improved and steps < max_steps:
@@ -137,7 +207,7 @@ def minimise(program: Program, fails: Callable[[Program], bool], max_steps: int 
             if not entry or not all(isinstance(n, N.Region) for n in entry):
                 continue
             cand = dataclasses.replace(program, entry=entry)
-            if cand == program or not _valid(cand):
+            if cand == program or not _valid(cand) or not guard(cand):
                 continue
             steps += 1
             if fails(cand):
