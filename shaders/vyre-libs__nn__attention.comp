@@ -18,14 +18,34 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
-float vyre_fsub(float a, float b) { precise float r = a - b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & ~floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
-float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
-float vyre_fdiv(float a, float b) {
-    if (b == 0.0) {
-        if (a == 0.0 || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
-        return uintBitsToFloat(((floatBitsToUint(a) ^ floatBitsToUint(b)) & 0x80000000u) | 0x7F800000u);
+bool vyre_fzsum(uint ua, uint ub) {
+    return ((ua | ub) & 0x7FFFFFFFu) == 0u || ((ua ^ ub) == 0x80000000u && (ua & 0x7F800000u) != 0x7F800000u);
+}
+float vyre_fadd(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a + b; return vyre_canon(r);
+}
+float vyre_fsub(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b) ^ 0x80000000u;
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a - b; return vyre_canon(r);
+}
+float vyre_fmul(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ua & 0x7FFFFFFFu) == 0u || (ub & 0x7FFFFFFFu) == 0u) {
+        if (!vyre_isfinite(a) || !vyre_isfinite(b)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat((ua ^ ub) & 0x80000000u);
     }
+    precise float r = a * b; return vyre_canon(r);
+}
+float vyre_fdiv(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ub & 0x7FFFFFFFu) == 0u) {
+        if ((ua & 0x7FFFFFFFu) == 0u || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat(((ua ^ ub) & 0x80000000u) | 0x7F800000u);
+    }
+    if ((ua & 0x7FFFFFFFu) == 0u) return vyre_isnan(b) ? uintBitsToFloat(0x7FC00000u) : uintBitsToFloat((ua ^ ub) & 0x80000000u);
     precise float r = a / b; return vyre_canon(r);
 }
 uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
@@ -36,9 +56,9 @@ bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
-float vk_ld_q(uint vk_i) { return vk_i < uint(q.length()) ? vyre_canon(q[vk_i]) : 0.0; }
-float vk_ld_k(uint vk_i) { return vk_i < uint(k.length()) ? vyre_canon(k[vk_i]) : 0.0; }
-float vk_ld_v(uint vk_i) { return vk_i < uint(v.length()) ? vyre_canon(v[vk_i]) : 0.0; }
+float vk_ld_q(uint vk_i) { uint vk_n = uint(q.length()); float vk_x = q[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_k(uint vk_i) { uint vk_n = uint(k.length()); float vk_x = k[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_v(uint vk_i) { uint vk_n = uint(v.length()); float vk_x = v[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
@@ -52,10 +72,10 @@ void main() {
             float direct_exp_0_0 = vyre_canon(exp(vyre_select(vyre_isnan(vyre_fsub(direct_score_0_0, direct_max_0)), vyre_fsub(direct_score_0_0, direct_max_0), vyre_select((vyre_select((vyre_select(vyre_isfinite(vyre_fsub(direct_score_0_0, direct_max_0)), vyre_fsub(direct_score_0_0, direct_max_0), (-80.0)) > 0.0), 0.0, vyre_select(vyre_isfinite(vyre_fsub(direct_score_0_0, direct_max_0)), vyre_fsub(direct_score_0_0, direct_max_0), (-80.0))) < (-80.0)), (-80.0), vyre_select((vyre_select(vyre_isfinite(vyre_fsub(direct_score_0_0, direct_max_0)), vyre_fsub(direct_score_0_0, direct_max_0), (-80.0)) > 0.0), 0.0, vyre_select(vyre_isfinite(vyre_fsub(direct_score_0_0, direct_max_0)), vyre_fsub(direct_score_0_0, direct_max_0), (-80.0)))))));
             float direct_exp_0_1 = vyre_canon(exp(vyre_select(vyre_isnan(vyre_fsub(direct_score_0_1, direct_max_0)), vyre_fsub(direct_score_0_1, direct_max_0), vyre_select((vyre_select((vyre_select(vyre_isfinite(vyre_fsub(direct_score_0_1, direct_max_0)), vyre_fsub(direct_score_0_1, direct_max_0), (-80.0)) > 0.0), 0.0, vyre_select(vyre_isfinite(vyre_fsub(direct_score_0_1, direct_max_0)), vyre_fsub(direct_score_0_1, direct_max_0), (-80.0))) < (-80.0)), (-80.0), vyre_select((vyre_select(vyre_isfinite(vyre_fsub(direct_score_0_1, direct_max_0)), vyre_fsub(direct_score_0_1, direct_max_0), (-80.0)) > 0.0), 0.0, vyre_select(vyre_isfinite(vyre_fsub(direct_score_0_1, direct_max_0)), vyre_fsub(direct_score_0_1, direct_max_0), (-80.0)))))));
             float direct_denom_0 = vyre_select(vyre_isnan(vyre_fadd(vyre_fadd(0.0, direct_exp_0_0), direct_exp_0_1)), vyre_fadd(vyre_fadd(0.0, direct_exp_0_0), direct_exp_0_1), vyre_select(vyre_and(vyre_truthy(vyre_isfinite(vyre_fadd(vyre_fadd(0.0, direct_exp_0_0), direct_exp_0_1))), vyre_truthy((vyre_fadd(vyre_fadd(0.0, direct_exp_0_0), direct_exp_0_1) > 1.1754943508222875e-38))), vyre_fadd(vyre_fadd(0.0, direct_exp_0_0), direct_exp_0_1), 1.1754943508222875e-38));
-            vk_st_v_out(0u, vyre_select((abs(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_0_0, direct_denom_0), vk_ld_v(0u))), vyre_fmul(vyre_fdiv(direct_exp_0_1, direct_denom_0), vk_ld_v(4u)))) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_0_0, direct_denom_0), vk_ld_v(0u))), vyre_fmul(vyre_fdiv(direct_exp_0_1, direct_denom_0), vk_ld_v(4u)))));
-            vk_st_v_out(1u, vyre_select((abs(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_0_0, direct_denom_0), vk_ld_v(1u))), vyre_fmul(vyre_fdiv(direct_exp_0_1, direct_denom_0), vk_ld_v(5u)))) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_0_0, direct_denom_0), vk_ld_v(1u))), vyre_fmul(vyre_fdiv(direct_exp_0_1, direct_denom_0), vk_ld_v(5u)))));
-            vk_st_v_out(2u, vyre_select((abs(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_0_0, direct_denom_0), vk_ld_v(2u))), vyre_fmul(vyre_fdiv(direct_exp_0_1, direct_denom_0), vk_ld_v(6u)))) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_0_0, direct_denom_0), vk_ld_v(2u))), vyre_fmul(vyre_fdiv(direct_exp_0_1, direct_denom_0), vk_ld_v(6u)))));
-            vk_st_v_out(3u, vyre_select((abs(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_0_0, direct_denom_0), vk_ld_v(3u))), vyre_fmul(vyre_fdiv(direct_exp_0_1, direct_denom_0), vk_ld_v(7u)))) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_0_0, direct_denom_0), vk_ld_v(3u))), vyre_fmul(vyre_fdiv(direct_exp_0_1, direct_denom_0), vk_ld_v(7u)))));
+            vk_st_v_out(0u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_0_0, direct_denom_0), vk_ld_v(0u))), vyre_fmul(vyre_fdiv(direct_exp_0_1, direct_denom_0), vk_ld_v(4u)))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_0_0, direct_denom_0), vk_ld_v(0u))), vyre_fmul(vyre_fdiv(direct_exp_0_1, direct_denom_0), vk_ld_v(4u)))));
+            vk_st_v_out(1u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_0_0, direct_denom_0), vk_ld_v(1u))), vyre_fmul(vyre_fdiv(direct_exp_0_1, direct_denom_0), vk_ld_v(5u)))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_0_0, direct_denom_0), vk_ld_v(1u))), vyre_fmul(vyre_fdiv(direct_exp_0_1, direct_denom_0), vk_ld_v(5u)))));
+            vk_st_v_out(2u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_0_0, direct_denom_0), vk_ld_v(2u))), vyre_fmul(vyre_fdiv(direct_exp_0_1, direct_denom_0), vk_ld_v(6u)))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_0_0, direct_denom_0), vk_ld_v(2u))), vyre_fmul(vyre_fdiv(direct_exp_0_1, direct_denom_0), vk_ld_v(6u)))));
+            vk_st_v_out(3u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_0_0, direct_denom_0), vk_ld_v(3u))), vyre_fmul(vyre_fdiv(direct_exp_0_1, direct_denom_0), vk_ld_v(7u)))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_0_0, direct_denom_0), vk_ld_v(3u))), vyre_fmul(vyre_fdiv(direct_exp_0_1, direct_denom_0), vk_ld_v(7u)))));
             float direct_score_1_0 = vyre_select(vyre_isnan(vyre_fmul(vyre_fadd(vyre_fadd(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vk_ld_q(4u), vk_ld_k(0u))), vyre_fmul(vk_ld_q(5u), vk_ld_k(1u))), vyre_fmul(vk_ld_q(6u), vk_ld_k(2u))), vyre_fmul(vk_ld_q(7u), vk_ld_k(3u))), 0.5)), vyre_fmul(vyre_fadd(vyre_fadd(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vk_ld_q(4u), vk_ld_k(0u))), vyre_fmul(vk_ld_q(5u), vk_ld_k(1u))), vyre_fmul(vk_ld_q(6u), vk_ld_k(2u))), vyre_fmul(vk_ld_q(7u), vk_ld_k(3u))), 0.5), vyre_select(vyre_isfinite(vyre_fmul(vyre_fadd(vyre_fadd(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vk_ld_q(4u), vk_ld_k(0u))), vyre_fmul(vk_ld_q(5u), vk_ld_k(1u))), vyre_fmul(vk_ld_q(6u), vk_ld_k(2u))), vyre_fmul(vk_ld_q(7u), vk_ld_k(3u))), 0.5)), vyre_fmul(vyre_fadd(vyre_fadd(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vk_ld_q(4u), vk_ld_k(0u))), vyre_fmul(vk_ld_q(5u), vk_ld_k(1u))), vyre_fmul(vk_ld_q(6u), vk_ld_k(2u))), vyre_fmul(vk_ld_q(7u), vk_ld_k(3u))), 0.5), (-80.0)));
             float direct_score_1_1 = vyre_select(vyre_isnan(vyre_fmul(vyre_fadd(vyre_fadd(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vk_ld_q(4u), vk_ld_k(4u))), vyre_fmul(vk_ld_q(5u), vk_ld_k(5u))), vyre_fmul(vk_ld_q(6u), vk_ld_k(6u))), vyre_fmul(vk_ld_q(7u), vk_ld_k(7u))), 0.5)), vyre_fmul(vyre_fadd(vyre_fadd(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vk_ld_q(4u), vk_ld_k(4u))), vyre_fmul(vk_ld_q(5u), vk_ld_k(5u))), vyre_fmul(vk_ld_q(6u), vk_ld_k(6u))), vyre_fmul(vk_ld_q(7u), vk_ld_k(7u))), 0.5), vyre_select(vyre_isfinite(vyre_fmul(vyre_fadd(vyre_fadd(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vk_ld_q(4u), vk_ld_k(4u))), vyre_fmul(vk_ld_q(5u), vk_ld_k(5u))), vyre_fmul(vk_ld_q(6u), vk_ld_k(6u))), vyre_fmul(vk_ld_q(7u), vk_ld_k(7u))), 0.5)), vyre_fmul(vyre_fadd(vyre_fadd(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vk_ld_q(4u), vk_ld_k(4u))), vyre_fmul(vk_ld_q(5u), vk_ld_k(5u))), vyre_fmul(vk_ld_q(6u), vk_ld_k(6u))), vyre_fmul(vk_ld_q(7u), vk_ld_k(7u))), 0.5), (-80.0)));
             float direct_max_1_0 = vyre_select(vyre_isnan(direct_score_1_0), direct_score_1_0, vyre_select((direct_score_1_0 > (-3.4028234663852886e+38)), direct_score_1_0, (-3.4028234663852886e+38)));
@@ -64,10 +84,10 @@ void main() {
             float direct_exp_1_0 = vyre_canon(exp(vyre_select(vyre_isnan(vyre_fsub(direct_score_1_0, direct_max_1)), vyre_fsub(direct_score_1_0, direct_max_1), vyre_select((vyre_select((vyre_select(vyre_isfinite(vyre_fsub(direct_score_1_0, direct_max_1)), vyre_fsub(direct_score_1_0, direct_max_1), (-80.0)) > 0.0), 0.0, vyre_select(vyre_isfinite(vyre_fsub(direct_score_1_0, direct_max_1)), vyre_fsub(direct_score_1_0, direct_max_1), (-80.0))) < (-80.0)), (-80.0), vyre_select((vyre_select(vyre_isfinite(vyre_fsub(direct_score_1_0, direct_max_1)), vyre_fsub(direct_score_1_0, direct_max_1), (-80.0)) > 0.0), 0.0, vyre_select(vyre_isfinite(vyre_fsub(direct_score_1_0, direct_max_1)), vyre_fsub(direct_score_1_0, direct_max_1), (-80.0)))))));
             float direct_exp_1_1 = vyre_canon(exp(vyre_select(vyre_isnan(vyre_fsub(direct_score_1_1, direct_max_1)), vyre_fsub(direct_score_1_1, direct_max_1), vyre_select((vyre_select((vyre_select(vyre_isfinite(vyre_fsub(direct_score_1_1, direct_max_1)), vyre_fsub(direct_score_1_1, direct_max_1), (-80.0)) > 0.0), 0.0, vyre_select(vyre_isfinite(vyre_fsub(direct_score_1_1, direct_max_1)), vyre_fsub(direct_score_1_1, direct_max_1), (-80.0))) < (-80.0)), (-80.0), vyre_select((vyre_select(vyre_isfinite(vyre_fsub(direct_score_1_1, direct_max_1)), vyre_fsub(direct_score_1_1, direct_max_1), (-80.0)) > 0.0), 0.0, vyre_select(vyre_isfinite(vyre_fsub(direct_score_1_1, direct_max_1)), vyre_fsub(direct_score_1_1, direct_max_1), (-80.0)))))));
             float direct_denom_1 = vyre_select(vyre_isnan(vyre_fadd(vyre_fadd(0.0, direct_exp_1_0), direct_exp_1_1)), vyre_fadd(vyre_fadd(0.0, direct_exp_1_0), direct_exp_1_1), vyre_select(vyre_and(vyre_truthy(vyre_isfinite(vyre_fadd(vyre_fadd(0.0, direct_exp_1_0), direct_exp_1_1))), vyre_truthy((vyre_fadd(vyre_fadd(0.0, direct_exp_1_0), direct_exp_1_1) > 1.1754943508222875e-38))), vyre_fadd(vyre_fadd(0.0, direct_exp_1_0), direct_exp_1_1), 1.1754943508222875e-38));
-            vk_st_v_out(4u, vyre_select((abs(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_1_0, direct_denom_1), vk_ld_v(0u))), vyre_fmul(vyre_fdiv(direct_exp_1_1, direct_denom_1), vk_ld_v(4u)))) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_1_0, direct_denom_1), vk_ld_v(0u))), vyre_fmul(vyre_fdiv(direct_exp_1_1, direct_denom_1), vk_ld_v(4u)))));
-            vk_st_v_out(5u, vyre_select((abs(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_1_0, direct_denom_1), vk_ld_v(1u))), vyre_fmul(vyre_fdiv(direct_exp_1_1, direct_denom_1), vk_ld_v(5u)))) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_1_0, direct_denom_1), vk_ld_v(1u))), vyre_fmul(vyre_fdiv(direct_exp_1_1, direct_denom_1), vk_ld_v(5u)))));
-            vk_st_v_out(6u, vyre_select((abs(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_1_0, direct_denom_1), vk_ld_v(2u))), vyre_fmul(vyre_fdiv(direct_exp_1_1, direct_denom_1), vk_ld_v(6u)))) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_1_0, direct_denom_1), vk_ld_v(2u))), vyre_fmul(vyre_fdiv(direct_exp_1_1, direct_denom_1), vk_ld_v(6u)))));
-            vk_st_v_out(7u, vyre_select((abs(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_1_0, direct_denom_1), vk_ld_v(3u))), vyre_fmul(vyre_fdiv(direct_exp_1_1, direct_denom_1), vk_ld_v(7u)))) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_1_0, direct_denom_1), vk_ld_v(3u))), vyre_fmul(vyre_fdiv(direct_exp_1_1, direct_denom_1), vk_ld_v(7u)))));
+            vk_st_v_out(4u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_1_0, direct_denom_1), vk_ld_v(0u))), vyre_fmul(vyre_fdiv(direct_exp_1_1, direct_denom_1), vk_ld_v(4u)))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_1_0, direct_denom_1), vk_ld_v(0u))), vyre_fmul(vyre_fdiv(direct_exp_1_1, direct_denom_1), vk_ld_v(4u)))));
+            vk_st_v_out(5u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_1_0, direct_denom_1), vk_ld_v(1u))), vyre_fmul(vyre_fdiv(direct_exp_1_1, direct_denom_1), vk_ld_v(5u)))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_1_0, direct_denom_1), vk_ld_v(1u))), vyre_fmul(vyre_fdiv(direct_exp_1_1, direct_denom_1), vk_ld_v(5u)))));
+            vk_st_v_out(6u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_1_0, direct_denom_1), vk_ld_v(2u))), vyre_fmul(vyre_fdiv(direct_exp_1_1, direct_denom_1), vk_ld_v(6u)))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_1_0, direct_denom_1), vk_ld_v(2u))), vyre_fmul(vyre_fdiv(direct_exp_1_1, direct_denom_1), vk_ld_v(6u)))));
+            vk_st_v_out(7u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_1_0, direct_denom_1), vk_ld_v(3u))), vyre_fmul(vyre_fdiv(direct_exp_1_1, direct_denom_1), vk_ld_v(7u)))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(direct_exp_1_0, direct_denom_1), vk_ld_v(3u))), vyre_fmul(vyre_fdiv(direct_exp_1_1, direct_denom_1), vk_ld_v(7u)))));
         }
     }
 }

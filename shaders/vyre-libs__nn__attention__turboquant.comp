@@ -16,8 +16,23 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
-float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
+bool vyre_fzsum(uint ua, uint ub) {
+    return ((ua | ub) & 0x7FFFFFFFu) == 0u || ((ua ^ ub) == 0x80000000u && (ua & 0x7F800000u) != 0x7F800000u);
+}
+float vyre_fadd(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a + b; return vyre_canon(r);
+}
+bool vyre_isfinite(float x) { return (floatBitsToUint(x) & 0x7F800000u) != 0x7F800000u; }
+float vyre_fmul(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ua & 0x7FFFFFFFu) == 0u || (ub & 0x7FFFFFFFu) == 0u) {
+        if (!vyre_isfinite(a) || !vyre_isfinite(b)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat((ua ^ ub) & 0x80000000u);
+    }
+    precise float r = a * b; return vyre_canon(r);
+}
 uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
 int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
@@ -25,9 +40,9 @@ bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
-float vk_ld_q(uint vk_i) { return vk_i < uint(q.length()) ? vyre_canon(q[vk_i]) : 0.0; }
-uint vk_ld_kp(uint vk_i) { return vk_i < uint(kp.length()) ? kp[vk_i] : 0u; }
-uint vk_ld_vp(uint vk_i) { return vk_i < uint(vp.length()) ? vp[vk_i] : 0u; }
+float vk_ld_q(uint vk_i) { uint vk_n = uint(q.length()); float vk_x = q[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+uint vk_ld_kp(uint vk_i) { uint vk_n = uint(kp.length()); uint vk_x = kp[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ld_vp(uint vk_i) { uint vk_n = uint(vp.length()); uint vk_x = vp[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {

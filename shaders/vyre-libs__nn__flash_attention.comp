@@ -19,14 +19,34 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
-float vyre_fsub(float a, float b) { precise float r = a - b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & ~floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
-float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
-float vyre_fdiv(float a, float b) {
-    if (b == 0.0) {
-        if (a == 0.0 || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
-        return uintBitsToFloat(((floatBitsToUint(a) ^ floatBitsToUint(b)) & 0x80000000u) | 0x7F800000u);
+bool vyre_fzsum(uint ua, uint ub) {
+    return ((ua | ub) & 0x7FFFFFFFu) == 0u || ((ua ^ ub) == 0x80000000u && (ua & 0x7F800000u) != 0x7F800000u);
+}
+float vyre_fadd(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a + b; return vyre_canon(r);
+}
+float vyre_fsub(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b) ^ 0x80000000u;
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a - b; return vyre_canon(r);
+}
+float vyre_fmul(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ua & 0x7FFFFFFFu) == 0u || (ub & 0x7FFFFFFFu) == 0u) {
+        if (!vyre_isfinite(a) || !vyre_isfinite(b)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat((ua ^ ub) & 0x80000000u);
     }
+    precise float r = a * b; return vyre_canon(r);
+}
+float vyre_fdiv(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ub & 0x7FFFFFFFu) == 0u) {
+        if ((ua & 0x7FFFFFFFu) == 0u || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat(((ua ^ ub) & 0x80000000u) | 0x7F800000u);
+    }
+    if ((ua & 0x7FFFFFFFu) == 0u) return vyre_isnan(b) ? uintBitsToFloat(0x7FC00000u) : uintBitsToFloat((ua ^ ub) & 0x80000000u);
     precise float r = a / b; return vyre_canon(r);
 }
 uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
@@ -37,10 +57,10 @@ bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
-float vk_ld_q(uint vk_i) { return vk_i < uint(q.length()) ? vyre_canon(q[vk_i]) : 0.0; }
-float vk_ld_k(uint vk_i) { return vk_i < uint(k.length()) ? vyre_canon(k[vk_i]) : 0.0; }
-float vk_ld_v(uint vk_i) { return vk_i < uint(v.length()) ? vyre_canon(v[vk_i]) : 0.0; }
-float vk_ld_flash_o(uint vk_i) { return vk_i < 128u ? flash_o[vk_i] : 0.0; }
+float vk_ld_q(uint vk_i) { uint vk_n = uint(q.length()); float vk_x = q[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_k(uint vk_i) { uint vk_n = uint(k.length()); float vk_x = k[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_v(uint vk_i) { uint vk_n = uint(v.length()); float vk_x = v[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_flash_o(uint vk_i) { uint vk_n = 128u; float vk_x = flash_o[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
 void vk_st_flash_o(uint vk_i, float vk_v) { if (vk_i < 128u) flash_o[vk_i] = vyre_canon(vk_v); }
 void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
@@ -71,7 +91,7 @@ void main() {
             }
             float flash_denom = vyre_select(vyre_isnan(flash_l), flash_l, vyre_select(vyre_and(vyre_truthy(vyre_isfinite(flash_l)), vyre_truthy((flash_l > 1.1754943508222875e-38))), flash_l, 1.1754943508222875e-38));
             for (uint out_t = 0u, vk_end4 = 1u; out_t < vk_end4; out_t++) {
-                vk_st_v_out(((row * 1u) + out_t), vyre_select((abs(vyre_fdiv(vk_ld_flash_o(((flash_local * 1u) + out_t)), flash_denom)) <= 1.1754943508222875e-38), 0.0, vyre_fdiv(vk_ld_flash_o(((flash_local * 1u) + out_t)), flash_denom)));
+                vk_st_v_out(((row * 1u) + out_t), vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fdiv(vk_ld_flash_o(((flash_local * 1u) + out_t)), flash_denom)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fdiv(vk_ld_flash_o(((flash_local * 1u) + out_t)), flash_denom)));
             }
         }
     }

@@ -18,19 +18,49 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
-float vyre_fsub(float a, float b) { precise float r = a - b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & ~floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
-float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
-float vyre_fdiv(float a, float b) {
-    if (b == 0.0) {
-        if (a == 0.0 || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
-        return uintBitsToFloat(((floatBitsToUint(a) ^ floatBitsToUint(b)) & 0x80000000u) | 0x7F800000u);
+bool vyre_fzsum(uint ua, uint ub) {
+    return ((ua | ub) & 0x7FFFFFFFu) == 0u || ((ua ^ ub) == 0x80000000u && (ua & 0x7F800000u) != 0x7F800000u);
+}
+float vyre_fadd(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a + b; return vyre_canon(r);
+}
+float vyre_fsub(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b) ^ 0x80000000u;
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a - b; return vyre_canon(r);
+}
+float vyre_fmul(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ua & 0x7FFFFFFFu) == 0u || (ub & 0x7FFFFFFFu) == 0u) {
+        if (!vyre_isfinite(a) || !vyre_isfinite(b)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat((ua ^ ub) & 0x80000000u);
     }
+    precise float r = a * b; return vyre_canon(r);
+}
+float vyre_fdiv(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ub & 0x7FFFFFFFu) == 0u) {
+        if ((ua & 0x7FFFFFFFu) == 0u || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat(((ua ^ ub) & 0x80000000u) | 0x7F800000u);
+    }
+    if ((ua & 0x7FFFFFFFu) == 0u) return vyre_isnan(b) ? uintBitsToFloat(0x7FC00000u) : uintBitsToFloat((ua ^ ub) & 0x80000000u);
     precise float r = a / b; return vyre_canon(r);
 }
 bool vyre_isinf(float x) { return (floatBitsToUint(x) & 0x7FFFFFFFu) == 0x7F800000u; }
 float vyre_fma(float a, float b, float c) {
-    if (vyre_isinf(c) && vyre_isfinite(a) && vyre_isfinite(b)) return c;  // the exact product never overflows
+    if (vyre_isnan(a) || vyre_isnan(b) || vyre_isnan(c)) return uintBitsToFloat(0x7FC00000u);
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b), uc = floatBitsToUint(c), ps = (ua ^ ub) & 0x80000000u;
+    if ((ua & 0x7FFFFFFFu) == 0u || (ub & 0x7FFFFFFFu) == 0u) {  // the product is an exact +-0 (or 0 * inf)
+        if (vyre_isinf(a) || vyre_isinf(b)) return uintBitsToFloat(0x7FC00000u);
+        return (uc & 0x7FFFFFFFu) == 0u ? uintBitsToFloat(ps & uc) : c;
+    }
+    if (vyre_isinf(a) || vyre_isinf(b)) {  // the product is +-inf
+        if (vyre_isinf(c) && (uc & 0x80000000u) != ps) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat(ps | 0x7F800000u);
+    }
+    if (vyre_isinf(c)) return c;  // the exact product of finite a, b never overflows
     precise float p = a * b;
     precise float ta = 4097.0 * a;
     precise float ah = ta - (ta - a);
@@ -47,6 +77,8 @@ float vyre_fma(float a, float b, float c) {
         precise float f = fma(a, b, c);
         r = f;
     }
+    // an exact zero: +0 from cancellation (c != 0), the product's sign if it underflowed (c == +-0)
+    if ((floatBitsToUint(r) & 0x7FFFFFFFu) == 0u) return uintBitsToFloat((uc & 0x7FFFFFFFu) == 0u ? ps : 0u);
     return vyre_canon(r);
 }
 uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
@@ -58,9 +90,9 @@ bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
-float vk_ld_q(uint vk_i) { return vk_i < uint(q.length()) ? vyre_canon(q[vk_i]) : 0.0; }
-float vk_ld_k(uint vk_i) { return vk_i < uint(k.length()) ? vyre_canon(k[vk_i]) : 0.0; }
-float vk_ld_v(uint vk_i) { return vk_i < uint(v.length()) ? vyre_canon(v[vk_i]) : 0.0; }
+float vk_ld_q(uint vk_i) { uint vk_n = uint(q.length()); float vk_x = q[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_k(uint vk_i) { uint vk_n = uint(k.length()); float vk_x = k[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ld_v(uint vk_i) { uint vk_n = uint(v.length()); float vk_x = v[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
@@ -96,7 +128,7 @@ void main() {
                     float w = vyre_fdiv(vyre_canon(exp(vyre_select(vyre_isnan(vyre_fsub(vyre_fmul(dot3, 0.7071067690849304), max_score)), vyre_fsub(vyre_fmul(dot3, 0.7071067690849304), max_score), vyre_select((vyre_select((vyre_select(vyre_isfinite(vyre_fsub(vyre_fmul(dot3, 0.7071067690849304), max_score)), vyre_fsub(vyre_fmul(dot3, 0.7071067690849304), max_score), (-80.0)) > 0.0), 0.0, vyre_select(vyre_isfinite(vyre_fsub(vyre_fmul(dot3, 0.7071067690849304), max_score)), vyre_fsub(vyre_fmul(dot3, 0.7071067690849304), max_score), (-80.0))) < (-80.0)), (-80.0), vyre_select((vyre_select(vyre_isfinite(vyre_fsub(vyre_fmul(dot3, 0.7071067690849304), max_score)), vyre_fsub(vyre_fmul(dot3, 0.7071067690849304), max_score), (-80.0)) > 0.0), 0.0, vyre_select(vyre_isfinite(vyre_fsub(vyre_fmul(dot3, 0.7071067690849304), max_score)), vyre_fsub(vyre_fmul(dot3, 0.7071067690849304), max_score), (-80.0))))))), denom);
                     val = vyre_fma(w, vk_ld_v((((vyre_div_u32(vyre_div_u32(v_flat, 4u), 2u) * 4u) + (j * 2u)) + ((v_flat - (vyre_div_u32(v_flat, 4u) * 4u)) - (vyre_div_u32((v_flat - (vyre_div_u32(v_flat, 4u) * 4u)), 2u) * 2u)))), val);
                 }
-                vk_st_v_out(v_flat, vyre_select((abs(val) <= 1.1754943508222875e-38), 0.0, val));
+                vk_st_v_out(v_flat, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(val) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, val));
             }
         }
     }

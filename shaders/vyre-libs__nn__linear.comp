@@ -12,9 +12,9 @@ layout(std430, set = 0, binding = 3) buffer vk_buf_v_out { uint v_out[]; };  // 
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
-uint vk_ld_x(uint vk_i) { return vk_i < uint(x.length()) ? x[vk_i] : 0u; }
-uint vk_ld_w(uint vk_i) { return vk_i < uint(w.length()) ? w[vk_i] : 0u; }
-uint vk_ld_b(uint vk_i) { return vk_i < uint(b.length()) ? b[vk_i] : 0u; }
+uint vk_ld_x(uint vk_i) { uint vk_n = uint(x.length()); uint vk_x = x[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ld_w(uint vk_i) { uint vk_n = uint(w.length()); uint vk_x = w[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ld_b(uint vk_i) { uint vk_n = uint(b.length()); uint vk_x = b[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 void vk_st_v_out(uint vk_i, uint vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vk_v; }
 
 void main() {

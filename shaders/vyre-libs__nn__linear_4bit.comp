@@ -16,14 +16,29 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
-float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
+bool vyre_fzsum(uint ua, uint ub) {
+    return ((ua | ub) & 0x7FFFFFFFu) == 0u || ((ua ^ ub) == 0x80000000u && (ua & 0x7F800000u) != 0x7F800000u);
+}
+float vyre_fadd(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a + b; return vyre_canon(r);
+}
+bool vyre_isfinite(float x) { return (floatBitsToUint(x) & 0x7F800000u) != 0x7F800000u; }
+float vyre_fmul(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ua & 0x7FFFFFFFu) == 0u || (ub & 0x7FFFFFFFu) == 0u) {
+        if (!vyre_isfinite(a) || !vyre_isfinite(b)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat((ua ^ ub) & 0x80000000u);
+    }
+    precise float r = a * b; return vyre_canon(r);
+}
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
-float vk_ld_x(uint vk_i) { return vk_i < uint(x.length()) ? vyre_canon(x[vk_i]) : 0.0; }
-uint vk_ld_w(uint vk_i) { return vk_i < uint(w.length()) ? w[vk_i] : 0u; }
-float vk_ld_b(uint vk_i) { return vk_i < uint(b.length()) ? vyre_canon(b[vk_i]) : 0.0; }
+float vk_ld_x(uint vk_i) { uint vk_n = uint(x.length()); float vk_x = x[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+uint vk_ld_w(uint vk_i) { uint vk_n = uint(w.length()); uint vk_x = w[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+float vk_ld_b(uint vk_i) { uint vk_n = uint(b.length()); float vk_x = b[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {

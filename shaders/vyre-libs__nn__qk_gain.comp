@@ -15,12 +15,20 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fmul(float a, float b) { precise float r = a * b; return vyre_canon(r); }
+bool vyre_isfinite(float x) { return (floatBitsToUint(x) & 0x7F800000u) != 0x7F800000u; }
+float vyre_fmul(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ua & 0x7FFFFFFFu) == 0u || (ub & 0x7FFFFFFFu) == 0u) {
+        if (!vyre_isfinite(a) || !vyre_isfinite(b)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat((ua ^ ub) & 0x80000000u);
+    }
+    precise float r = a * b; return vyre_canon(r);
+}
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
-float vk_ld_q_in(uint vk_i) { return vk_i < uint(q_in.length()) ? vyre_canon(q_in[vk_i]) : 0.0; }
+float vk_ld_q_in(uint vk_i) { uint vk_n = uint(q_in.length()); float vk_x = q_in[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_q_out(uint vk_i, float vk_v) { if (vk_i < uint(q_out.length())) q_out[vk_i] = vyre_canon(vk_v); }
-float vk_ld_gain(uint vk_i) { return vk_i < uint(gain.length()) ? vyre_canon(gain[vk_i]) : 0.0; }
+float vk_ld_gain(uint vk_i) { uint vk_n = uint(gain.length()); float vk_x = gain[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 
 void main() {
     {  // region vyre-libs::nn::qk_gain

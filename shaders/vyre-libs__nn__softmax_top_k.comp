@@ -17,26 +17,39 @@ float vyre_canon(float x) {
     if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
     return x;
 }
-float vyre_fadd(float a, float b) { precise float r = a + b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
-float vyre_fsub(float a, float b) { precise float r = a - b; if (r == 0.0) r = uintBitsToFloat(floatBitsToUint(a) & ~floatBitsToUint(b) & 0x80000000u); return vyre_canon(r); }
+bool vyre_fzsum(uint ua, uint ub) {
+    return ((ua | ub) & 0x7FFFFFFFu) == 0u || ((ua ^ ub) == 0x80000000u && (ua & 0x7F800000u) != 0x7F800000u);
+}
+float vyre_fadd(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a + b; return vyre_canon(r);
+}
+float vyre_fsub(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b) ^ 0x80000000u;
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a - b; return vyre_canon(r);
+}
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_fdiv(float a, float b) {
-    if (b == 0.0) {
-        if (a == 0.0 || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
-        return uintBitsToFloat(((floatBitsToUint(a) ^ floatBitsToUint(b)) & 0x80000000u) | 0x7F800000u);
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ub & 0x7FFFFFFFu) == 0u) {
+        if ((ua & 0x7FFFFFFFu) == 0u || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat(((ua ^ ub) & 0x80000000u) | 0x7F800000u);
     }
+    if ((ua & 0x7FFFFFFFu) == 0u) return vyre_isnan(b) ? uintBitsToFloat(0x7FC00000u) : uintBitsToFloat((ua ^ ub) & 0x80000000u);
     precise float r = a / b; return vyre_canon(r);
 }
 bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
-float vk_ld_scores(uint vk_i) { return vk_i < uint(scores.length()) ? vyre_canon(scores[vk_i]) : 0.0; }
+float vk_ld_scores(uint vk_i) { uint vk_n = uint(scores.length()); float vk_x = scores[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_indices(uint vk_i, uint vk_v) { if (vk_i < uint(indices.length())) indices[vk_i] = vk_v; }
 void vk_st_weights(uint vk_i, float vk_v) { if (vk_i < uint(weights.length())) weights[vk_i] = vyre_canon(vk_v); }
-float vk_ld_best_vals(uint vk_i) { return vk_i < uint(best_vals.length()) ? vyre_canon(best_vals[vk_i]) : 0.0; }
+float vk_ld_best_vals(uint vk_i) { uint vk_n = uint(best_vals.length()); float vk_x = best_vals[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_best_vals(uint vk_i, float vk_v) { if (vk_i < uint(best_vals.length())) best_vals[vk_i] = vyre_canon(vk_v); }
-uint vk_ld_best_idxs(uint vk_i) { return vk_i < uint(best_idxs.length()) ? best_idxs[vk_i] : 0u; }
+uint vk_ld_best_idxs(uint vk_i) { uint vk_n = uint(best_idxs.length()); uint vk_x = best_idxs[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 void vk_st_best_idxs(uint vk_i, uint vk_v) { if (vk_i < uint(best_idxs.length())) best_idxs[vk_i] = vk_v; }
 
 void main() {

@@ -20,11 +20,11 @@ bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
-float vk_ld_v_input(uint vk_i) { return vk_i < uint(v_input.length()) ? vyre_canon(v_input[vk_i]) : 0.0; }
+float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_v_output(uint vk_i, uint vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vk_v; }
-float vk_ld_best_vals(uint vk_i) { return vk_i < uint(best_vals.length()) ? vyre_canon(best_vals[vk_i]) : 0.0; }
+float vk_ld_best_vals(uint vk_i) { uint vk_n = uint(best_vals.length()); float vk_x = best_vals[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_best_vals(uint vk_i, float vk_v) { if (vk_i < uint(best_vals.length())) best_vals[vk_i] = vyre_canon(vk_v); }
-uint vk_ld_best_idxs(uint vk_i) { return vk_i < uint(best_idxs.length()) ? best_idxs[vk_i] : 0u; }
+uint vk_ld_best_idxs(uint vk_i) { uint vk_n = uint(best_idxs.length()); uint vk_x = best_idxs[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 void vk_st_best_idxs(uint vk_i, uint vk_v) { if (vk_i < uint(best_idxs.length())) best_idxs[vk_i] = vk_v; }
 
 void main() {
