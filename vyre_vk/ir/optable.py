@@ -319,8 +319,23 @@ class AtomicOp(enum.Enum):
 SAME = "same"
 
 
+class _OpInfo:
+    """Name, wire code and result type, shared by the binary and unary operator entries."""
+
+    @property
+    def name(self) -> str:
+        return self.op.name  # type: ignore[attr-defined]
+
+    @property
+    def code(self) -> int:
+        return self.op.value  # type: ignore[attr-defined]
+
+    def result_type(self, t: DataType) -> DataType:
+        return t if self.result == SAME else self.result  # type: ignore[attr-defined, return-value]
+
+
 @dataclass(frozen=True)
-class BinOpInfo:
+class BinOpInfo(_OpInfo):
     """One binary operator.
 
     `types`: operand types accepted; `match`: both operands must have the same type;
@@ -340,20 +355,9 @@ class BinOpInfo:
     static_zero_divisor: bool = False  # V044: a literal-zero right operand is rejected
     supported: bool = True
 
-    @property
-    def name(self) -> str:
-        return self.op.name
-
-    @property
-    def code(self) -> int:
-        return self.op.value
-
-    def result_type(self, t: DataType) -> DataType:
-        return t if self.result == SAME else self.result  # type: ignore[return-value]
-
 
 @dataclass(frozen=True)
-class UnOpInfo:
+class UnOpInfo(_OpInfo):
     """One unary operator (fields as in :class:`BinOpInfo`). `transcendental` marks the ops
     that raise vyre's f32 parity window to 128 ULP (vyre-harness fp_contract.rs)."""
 
@@ -363,17 +367,6 @@ class UnOpInfo:
     numpy: Callable
     glsl: dict[str, str]
     transcendental: bool = False
-
-    @property
-    def name(self) -> str:
-        return self.op.name
-
-    @property
-    def code(self) -> int:
-        return self.op.value
-
-    def result_type(self, t: DataType) -> DataType:
-        return t if self.result == SAME else self.result  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
