@@ -96,16 +96,21 @@ def test_random_programs_identical(program, seed):
         same(expected, graph.run_reference(inputs))
 
 
-@st.composite
-def elementwise_programs(draw):
-    """Random elementwise maps: out[i] = f(inputs at any index, i), guarded or not."""
+def _per_invocation_scaffold(draw, max_expr_depth: int):
+    """A random program's buffers, an expression generator over its inputs, and a scope with `i`."""
     from vyre_vk.testing.strategies import _Gen, _Scope
     base = draw(programs(max_statements=0, allow_atomics=False, allow_workgroup=False))
     ins = {b.name: b for b in base.buffers if not b.is_result}
-    out = base.buffer("out")
-    g = _Gen(draw, ins, None, None, max_expr_depth=2)
+    g = _Gen(draw, ins, None, None, max_expr_depth=max_expr_depth)
     scope = _Scope()
     scope.vars.append(("i", U32, True))
+    return base, ins, base.buffer("out"), g, scope
+
+
+@st.composite
+def elementwise_programs(draw):
+    """Random elementwise maps: out[i] = f(inputs at any index, i), guarded or not."""
+    base, ins, out, g, scope = _per_invocation_scaffold(draw, 2)
     body = [Node.let_bind("i", Expr.gid_x())]
     stores = [Node.store("out", Expr.var("i"), g.expr(out.element, scope)) for _ in range(draw(st.integers(1, 2)))]
     if draw(st.booleans()):
@@ -286,13 +291,7 @@ def seed_like_programs(draw):
     """Random programs shaped like the seed op: per-invocation accumulation over a loop `j`
     whose body mixes j-only values (hoistable, incl. inner accumulate loops) and
     invocation-dependent ones, so hoist_invariant fires with varied splits."""
-    from vyre_vk.testing.strategies import _Gen, _Scope
-    base = draw(programs(max_statements=0, allow_atomics=False, allow_workgroup=False))
-    ins = {b.name: b for b in base.buffers if not b.is_result}
-    out = base.buffer("out")
-    g = _Gen(draw, ins, None, None, max_expr_depth=2)
-    scope = _Scope()
-    scope.vars.append(("i", U32, True))
+    base, ins, out, g, scope = _per_invocation_scaffold(draw, 2)
     jscope = scope.child()
     jscope.vars.append(("j", U32, True))
     body = []
@@ -407,13 +406,7 @@ def test_random_programs_identical_gpu_classes(program, seed):
 @st.composite
 def reduction_programs(draw):
     """out[i] = fold over m in lo..lo+n of random expressions of (i, m, acc, lets, loads)."""
-    from vyre_vk.testing.strategies import _Gen, _Scope
-    base = draw(programs(max_statements=0, allow_atomics=False, allow_workgroup=False))
-    ins = {b.name: b for b in base.buffers if not b.is_result}
-    out = base.buffer("out")
-    g = _Gen(draw, ins, None, None, max_expr_depth=3)
-    scope = _Scope()
-    scope.vars.append(("i", U32, True))
+    base, ins, out, g, scope = _per_invocation_scaffold(draw, 3)
     scope.vars.append(("acc", out.element, False))
     inner = scope.child()
     inner.vars.append(("m", U32, True))
