@@ -154,8 +154,33 @@ CASES = {
     "async load": (P(AsyncLoad("a", "out", u(0), u(4), "t")), UnsupportedFeature, "AsyncLoad is not supported"),
     "async wait": (P(AsyncWait("t")), UnsupportedFeature, "AsyncWait is not supported"),
     "resume": (P(Resume("t")), UnsupportedFeature, "Resume is not supported"),
-    "subgroup expr": (P(Node.let_bind("x", Expr.subgroup_shuffle(u(1), u(0)))), UnsupportedFeature,
-                      "SubgroupShuffle is not supported by the Vulkan backend yet"),
+    # subgroup collectives (types as vyre's expr_rules.rs; placement: the barrier emulation's rule)
+    "subgroup i32 value": (P(Node.let_bind("x", Expr.subgroup_shuffle(i_(1), u(0)))), TypeMismatch,
+                           "SubgroupShuffle of a i32 value"),
+    "subgroup lane i32": (P(Node.let_bind("x", Expr.subgroup_shuffle(u(1), i_(0)))), TypeMismatch,
+                          "shuffle lane has type i32"),
+    "subgroup f32 bitwise": (P(Node.let_bind("x", Expr.subgroup_xor(f(1.0)))), TypeMismatch, "V047"),
+    "subgroup bad op": (P(Node.let_bind("x", Expr.subgroup_reduce("Nand", u(1)))), UnsupportedFeature,
+                        "'Nand' is not a SubgroupReduceOp"),
+    "subgroup in lane branch": (P(guarded(Node.let_bind("x", Expr.subgroup_add(u(1))))), ControlFlowError,
+                                "differs between the lanes of one subgroup"),
+    "subgroup x/16 branch": (P(Node.if_then(Expr.lt(Expr.div(Expr.local_x(), u(16)), u(1)),
+                                            [Node.let_bind("x", Expr.subgroup_add(u(1)))])),
+                             ControlFlowError, "differs between the lanes of one subgroup"),
+    "subgroup x/32 on wg 48": (P(Node.if_then(Expr.lt(Expr.div(Expr.local_x(), u(32)), u(1)),
+                                              [Node.let_bind("x", Expr.subgroup_add(u(1)))]), wg=(48, 1, 1)),
+                               ControlFlowError, "differs between the lanes of one subgroup"),
+    "subgroup divergent loop": (P(Node.loop_for("j", u(0), Expr.load("a", u(0)),
+                                                [Node.let_bind("x", Expr.subgroup_add(u(1)))])),
+                                ControlFlowError, "loop whose bounds depend on the invocation"),
+    "subgroup after return": (P(guarded(Node.return_()), Node.let_bind("x", Expr.subgroup_add(u(1)))),
+                              ControlFlowError, "after a return under invocation-dependent control flow"),
+    "subgroup return in loop": (P(Node.loop_for("j", u(0), u(2), [Node.let_bind("x", Expr.subgroup_add(u(1))),
+                                                                  guarded(Node.return_())])),
+                                ControlFlowError, "the next iteration's subgroup operation misses this lane"),
+    "subgroup with atomic": (P(Node.let_bind("x", Expr.add(Expr.subgroup_add(u(1)),
+                                                           Expr.atomic_add("rw", u(0), u(1))))),
+                             UnsupportedFeature, "both a subgroup operation and an atomic"),
     "call expr": (P(Node.let_bind("x", Expr.call("op", [u(1)]))), UnsupportedFeature, "Call is not supported"),
     "not a node": (P("store"), ProgramShapeError, "str is not an IR node"),
 }
@@ -218,3 +243,28 @@ def test_valid_programs_pass():
     from vyre_vk.ops import all_ops
     for e in all_ops():
         validate(e.build())
+
+
+def test_subgroup_ops_in_subgroup_uniform_control_flow_are_valid():
+    """linear_4bit_affine_grouped's pattern: warp = local_x / 32 guards the collectives (x size 256);
+    loops with literal bounds; lane-divergent ifs without collectives; a divergent return after them."""
+    lx = Expr.local_x()
+    validate(P(Node.let_bind("local", lx), Node.let_bind("warp", Expr.div(v("local"), u(32))),
+               Node.let_bind("lane", Expr.rem(v("local"), u(32))),
+               Node.if_then(Expr.lt(Expr.add(Expr.mul(Expr.workgroup_x(), u(8)), v("warp")), u(5)), [
+                   Node.let_bind("w", u(0)),
+                   Node.if_then(Expr.eq(v("lane"), u(0)), [Node.assign("w", Expr.load("a", u(0)))]),
+                   Node.loop_for("c", u(0), u(3), [
+                       Node.let_bind("x", Expr.subgroup_shuffle(v("w"), u(0))),
+                       Node.if_then(Expr.lt(Expr.subgroup_add(v("x")), u(9)),  # a reduce is subgroup-uniform
+                                    [Node.let_bind("y", Expr.subgroup_ballot(Expr.gt(v("lane"), u(3))))])]),
+                   Node.if_then(Expr.shr(Expr.gid_x(), u(5)), [Node.let_bind("z", Expr.subgroup_max(f(1.0)))]),
+               ]),
+               Node.if_then(Expr.ne(v("lane"), u(0)), [Node.return_()]),
+               Node.store("out", v("lane"), Expr.subgroup_local_id()), wg=(256, 1, 1)))
+    # y / z axes are subgroup-uniform when the x size is a multiple of 32
+    validate(P(Node.if_then(Expr.lt(Expr.local_y(), u(1)), [Node.let_bind("x", Expr.subgroup_add(u(1)))]),
+               wg=(32, 2, 1)))
+    with pytest.raises(ControlFlowError):
+        validate(P(Node.if_then(Expr.lt(Expr.local_y(), u(1)), [Node.let_bind("x", Expr.subgroup_add(u(1)))]),
+                   wg=(16, 4, 1)))

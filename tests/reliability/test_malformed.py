@@ -87,7 +87,7 @@ MUTATIONS = {
     "deep-nesting": (V.ProgramShapeError, lambda p, d: _with_body(p, _nest(list(_body(p)), d(st.integers(V.MAX_NESTING, 3 * V.MAX_NESTING))))),
     "deep-expr": (ValidationError, lambda p, d: _with_body(p, [Node.let_bind("zz", _deep_expr(d(st.integers(V.MAX_EXPR_DEPTH + 1, 400))))] + list(_body(p)))),
     "unsupported-node": (V.UnsupportedFeature, lambda p, d: _with_body(p, list(_body(p)) + [IndirectDispatch("out", 0)])),
-    "unsupported-expr": (V.UnsupportedFeature, lambda p, d: _with_body(p, [Node.let_bind("zz", Expr.subgroup_size())] + list(_body(p)))),
+    "unsupported-expr": (V.UnsupportedFeature, lambda p, d: _with_body(p, [Node.let_bind("zz", Expr.call("vyre-libs::x", [Expr.u32(1)]))] + list(_body(p)))),
     "entry-not-region": (V.ProgramShapeError, lambda p, d: dataclasses.replace(p, entry=tuple(_body(p)) + (Node.return_(),))),
     "empty-entry": (V.ProgramShapeError, lambda p, d: dataclasses.replace(p, entry=())),
     "divergent-barrier": (V.ControlFlowError, lambda p, d: _with_body(p, [Node.if_then(Expr.lt(Expr.gid_x(), Expr.u32(1)), [Node.barrier()])] + list(_body(p)))),

@@ -155,7 +155,7 @@ class Expr:
     def atomic_add_ordered(buffer: str, index: "Expr", value: "Expr", ordering: MemoryOrdering) -> "Atomic":
         return Atomic(AtomicOp.Add, buffer, index, None, value, ordering)
 
-    # ---- subgroup (rejected by the Vulkan backend for now)
+    # ---- subgroup: vyre's simulated width-32 subgroups (IR-SPEC 2.6; SUBGROUP_WIDTH)
     @staticmethod
     def subgroup_ballot(cond: "Expr") -> "SubgroupBallot":
         return SubgroupBallot(cond)
@@ -165,8 +165,37 @@ class Expr:
         return SubgroupShuffle(value, lane)
 
     @staticmethod
+    def subgroup_reduce(op: str, value: "Expr") -> "SubgroupReduce":
+        """`op` is one of SUBGROUP_REDUCE_OPS ("Add", "Mul", "Min", "Max", "And", "Or", "Xor")."""
+        return SubgroupReduce(op, value)
+
+    @staticmethod
     def subgroup_add(value: "Expr") -> "SubgroupReduce":
         return SubgroupReduce("Add", value)
+
+    @staticmethod
+    def subgroup_mul(value: "Expr") -> "SubgroupReduce":
+        return SubgroupReduce("Mul", value)
+
+    @staticmethod
+    def subgroup_min(value: "Expr") -> "SubgroupReduce":
+        return SubgroupReduce("Min", value)
+
+    @staticmethod
+    def subgroup_max(value: "Expr") -> "SubgroupReduce":
+        return SubgroupReduce("Max", value)
+
+    @staticmethod
+    def subgroup_and(value: "Expr") -> "SubgroupReduce":
+        return SubgroupReduce("And", value)
+
+    @staticmethod
+    def subgroup_or(value: "Expr") -> "SubgroupReduce":
+        return SubgroupReduce("Or", value)
+
+    @staticmethod
+    def subgroup_xor(value: "Expr") -> "SubgroupReduce":
+        return SubgroupReduce("Xor", value)
 
 
 def _binary(op: BinOp):
@@ -348,31 +377,49 @@ class Atomic(Expr):
     ordering: MemoryOrdering = MemoryOrdering.SeqCst
 
 
+#: vyre-reference simulates subgroups of 32 lanes: subgroup k of a workgroup is the lanes with
+#: linear local index in [32k, min(32k + 32, lanes)) (vyre-reference/src/subgroup.rs).
+SUBGROUP_WIDTH = 32
+#: SubgroupReduceOp variants (vyre-spec/src/subgroup_reduce_op.rs), by name.
+SUBGROUP_REDUCE_OPS = ("Add", "Mul", "Min", "Max", "And", "Or", "Xor")
+#: The subgroup collectives (their value depends on other lanes of the subgroup).
+SUBGROUP_COLLECTIVES: tuple = ()
+
+
 @_frozen
 class SubgroupBallot(Expr):
+    """Bit i set iff lane i of this lane's subgroup has a truthy `cond` (u32)."""
+
     cond: Expr
 
 
 @_frozen
 class SubgroupShuffle(Expr):
+    """`value` of lane `lane` of this lane's subgroup; 0 when `lane` is not a lane of it."""
+
     value: Expr
     lane: Expr
 
 
 @_frozen
 class SubgroupReduce(Expr):
+    """`op` folded over `value` of every lane of this lane's subgroup, in lane order."""
+
     op: str
     value: Expr
 
 
 @_frozen
 class SubgroupLocalId(Expr):
-    pass
+    """This lane's index in its subgroup: linear local index % SUBGROUP_WIDTH."""
 
 
 @_frozen
 class SubgroupSize(Expr):
-    pass
+    """SUBGROUP_WIDTH (32), also for a partial last subgroup (as gl_SubgroupSize)."""
+
+
+SUBGROUP_COLLECTIVES = (SubgroupBallot, SubgroupShuffle, SubgroupReduce)
 
 
 #: Every Expr variant, by its vyre name.

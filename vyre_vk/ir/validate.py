@@ -77,6 +77,15 @@ class _Binding:
     type: Optional[DataType]
     loop_var: bool
     divergent: bool
+    sg: str = "d"  # subgroup uniformity level (_SG_*), used only where subgroup ops appear
+
+
+# Subgroup uniformity levels. vyre has no placement rule for subgroup collectives (its
+# reference evaluates every lane's snapshot, wherever the lanes are); ours exists because the
+# Vulkan lowering emulates vyre's width-32 subgroups with workgroup barriers (lower/glsl.py):
+# a collective must be reached by all 32 lanes of its subgroup together (uniform within the
+# subgroup), inside loops whose trip count is the same for the whole workgroup.
+_SG_U, _SG_S, _SG_L, _SG_D = "u", "s", "l", "d"  # workgroup-uniform, subgroup-uniform, lane, divergent
 
 
 @dataclass
@@ -85,6 +94,10 @@ class _Ctx:
     buffers: dict[str, BufferDecl]
     scopes: list[dict[str, _Binding]] = field(default_factory=list)
     nodes: int = 0
+    sg_ctrl: str = _SG_U              # uniformity of the control flow reaching the current statement
+    sg_loops_uniform: bool = True     # every enclosing loop has workgroup-uniform bounds
+    sg_returned: Optional[str] = None  # path of a Return under invocation-dependent control flow
+    has_sg: bool = False              # the program has subgroup collectives (else levels are not tracked)
 
     def lookup(self, name: str) -> Optional[_Binding]:
         for s in reversed(self.scopes):
@@ -110,6 +123,7 @@ def validate(program: Program) -> None:
     _check_workgroup(program)
     buffers = _check_buffers(program)
     ctx = _Ctx(program, buffers)
+    ctx.has_sg = _has_collective(program.entry)
     if not program.entry:
         _err(ProgramShapeError, "entry", "program entry has no top-level Region (it is empty).",
              "build the program with Program.wrapped(...), which wraps the body in a Region.")
@@ -266,9 +280,12 @@ def _check_node(ctx: _Ctx, n, path: str, depth: int, divergent: bool) -> None:
     if ctx.nodes > MAX_NODES:
         _err(ProgramShapeError, path, f"program has more than {MAX_NODES} statements (V019).",
              "split the program into several programs.")
+    if ctx.has_sg:
+        _check_subgroup_statement(n, path)
     if isinstance(n, N.Let):
         t = _etype(ctx, n.value, path + ".value")
-        _bind(ctx, n.name, _Binding(t, False, divergent or _divergent(ctx, n.value)), path, "let")
+        lvl = _sg_bind_level(_sg_level(ctx, n.value), ctx.sg_ctrl)
+        _bind(ctx, n.name, _Binding(t, False, divergent or _divergent(ctx, n.value), lvl), path, "let")
     elif isinstance(n, N.Assign):
         _check_name(n.name, path, "assigned variable")
         b = ctx.lookup(n.name)
@@ -284,6 +301,7 @@ def _check_node(ctx: _Ctx, n, path: str, depth: int, divergent: bool) -> None:
                  f"cast the value with Expr.cast(DataType.{b.type.name}, ...) or bind a new variable.")
         if divergent or _divergent(ctx, n.value):
             b.divergent = True
+        b.sg = _sg_join(b.sg, _sg_level(ctx, n.value), ctx.sg_ctrl)
     elif isinstance(n, N.Store):
         buf = _buffer(ctx, n.buffer, path, "store to")
         if not buf.access.writable:
@@ -306,8 +324,11 @@ def _check_node(ctx: _Ctx, n, path: str, depth: int, divergent: bool) -> None:
             _err(TypeMismatch, path, f"if condition has type {_tname(t)}, expected bool or u32.",
                  "compare it explicitly, e.g. Expr.ne(x, Expr.f32(0.0)).")
         div = divergent or _divergent(ctx, n.cond)
+        saved = ctx.sg_ctrl
+        ctx.sg_ctrl = _sg_join(saved, _sg_level(ctx, n.cond))
         _check_list(ctx, n.then, path + ".if.then", depth + 1, div)
         _check_list(ctx, n.otherwise, path + ".if.else", depth + 1, div)
+        ctx.sg_ctrl = saved
     elif isinstance(n, N.Loop):
         for k, e in (("from", n.from_), ("to", n.to)):
             t = _etype(ctx, e, f"{path}.{k}")
@@ -320,7 +341,16 @@ def _check_node(ctx: _Ctx, n, path: str, depth: int, divergent: bool) -> None:
         if ctx.lookup(n.var) is not None:
             _err(ScopeError, path, f"loop variable `{n.var}` shadows a binding that is still in scope (V008).",
                  "rename the loop variable.")
-        _check_list(ctx, n.body, lpath, depth + 1, div, {n.var: _Binding(U32, True, div)})
+        bounds = _sg_join(_sg_level(ctx, n.from_), _sg_level(ctx, n.to))
+        saved = (ctx.sg_ctrl, ctx.sg_loops_uniform, ctx.sg_returned)
+        ctx.sg_ctrl = _sg_join(saved[0], bounds)
+        ctx.sg_loops_uniform = saved[1] and bounds == _SG_U
+        _check_list(ctx, n.body, lpath, depth + 1, div, {n.var: _Binding(U32, True, div, ctx.sg_ctrl)})
+        if saved[2] is None and ctx.sg_returned is not None and _has_collective(n.body):
+            _err(ControlFlowError, ctx.sg_returned, "return under invocation-dependent control flow inside a loop "
+                 "that runs subgroup operations: the next iteration's subgroup operation misses this lane.",
+                 "guard the rest of the loop body with an if instead of returning early.")
+        ctx.sg_ctrl, ctx.sg_loops_uniform = saved[0], saved[1]
     elif isinstance(n, N.Block):
         _check_list(ctx, n.body, path + ".block.body", depth + 1, divergent)
     elif isinstance(n, N.Region):
@@ -337,7 +367,8 @@ def _check_node(ctx: _Ctx, n, path: str, depth: int, divergent: bool) -> None:
                  "move the barrier out of if/loop statements whose condition depends on the invocation id, "
                  "a load or an atomic.")
     elif isinstance(n, N.Return):
-        pass
+        if divergent and ctx.sg_returned is None:
+            ctx.sg_returned = path
     elif isinstance(n, N.Trap):
         _etype(ctx, n.address, path + ".address")
         if not isinstance(n.tag, str):
@@ -511,12 +542,131 @@ def _etype(ctx: _Ctx, e, path: str, depth: int = 0) -> Optional[DataType]:
             _err(ControlFlowError, path, f"atomic ordering {getattr(e.ordering, 'name', e.ordering)} is not "
                  "allowed (V042).", "use Relaxed, Acquire, Release, AcqRel or SeqCst.")
         return U32
-    if isinstance(e, (E.Call, E.SubgroupBallot, E.SubgroupShuffle, E.SubgroupReduce, E.SubgroupLocalId,
-                      E.SubgroupSize)):
+    if isinstance(e, (E.SubgroupLocalId, E.SubgroupSize)):
+        return U32
+    if isinstance(e, E.SUBGROUP_COLLECTIVES):
+        return _subgroup_type(ctx, e, path, sub)
+    if isinstance(e, E.Call):
         _err(UnsupportedFeature, path, f"expression kind {E.EXPR_KIND[type(e)]} is {UNSUPPORTED}.",
-             "inline the called op / use workgroup memory and barriers instead of subgroup operations.")
+             "inline the called op.")
     _err(TypeMismatch, path, f"{type(e).__name__} is not an IR expression.", "build expressions with Expr helpers.")
     return None
+
+
+def _subgroup_type(ctx: _Ctx, e: E.Expr, path: str, sub) -> Optional[DataType]:
+    """Types (vyre expr_rules.rs, V047) and placement of a subgroup collective."""
+    kind = E.EXPR_KIND[type(e)]
+    if ctx.sg_ctrl not in (_SG_U, _SG_S):
+        _err(ControlFlowError, path, f"{kind} under control flow that differs between the lanes of one "
+             "subgroup: vyre's result would mix lanes that did not reach it.",
+             "move the subgroup operation out of the if/loop, or make the condition the same for all 32 lanes "
+             "of a subgroup (e.g. a function of local_x / 32 with a workgroup x size that is a multiple of 32).")
+    if not ctx.sg_loops_uniform:
+        _err(ControlFlowError, path, f"{kind} inside a loop whose bounds depend on the invocation: the Vulkan "
+             "backend needs the same trip count in the whole workgroup around a subgroup operation.",
+             "give the loop workgroup-uniform bounds (literals, buf_len, workgroup ids) and guard the body instead.")
+    if ctx.sg_returned is not None:
+        _err(ControlFlowError, path, f"{kind} after a return under invocation-dependent control flow "
+             f"({ctx.sg_returned}): the lanes that returned cannot take part in it on the GPU.",
+             "guard the rest of the body with an if instead of returning early.")
+    if isinstance(e, E.SubgroupBallot):
+        t = sub(e.cond, "cond")
+        if t is not None and t not in (U32, I32, F32, BOOL):
+            _err(TypeMismatch, path, f"ballot condition has type {t.value}.", "use a bool or u32 condition.")
+        return U32
+    if isinstance(e, E.SubgroupReduce) and e.op not in E.SUBGROUP_REDUCE_OPS:
+        _err(UnsupportedFeature, path, f"subgroup reduce op {e.op!r} is not a SubgroupReduceOp.",
+             f"use one of {', '.join(E.SUBGROUP_REDUCE_OPS)}.")
+    t = sub(e.value, "value")
+    if t is not None and t not in (U32, F32):
+        _err(TypeMismatch, path, f"{kind} of a {t.value} value: vyre's reference exchanges only u32 or f32 lanes.",
+             "cast the value to u32 or f32 (and back) around the subgroup operation.")
+    if isinstance(e, E.SubgroupShuffle):
+        lt = sub(e.lane, "lane")
+        if lt is not U32:
+            _err(TypeMismatch, path, f"shuffle lane has type {_tname(lt)}, expected u32.",
+                 "cast the lane with Expr.cast(DataType.U32, ...).")
+    elif t is F32 and e.op in ("And", "Or", "Xor"):
+        _err(TypeMismatch, path, f"V047: subgroup {e.op} is a bitwise reduction and rejects f32 operands.",
+             "use a u32 operand for And/Or/Xor, or Add/Mul/Min/Max for a float reduction.")
+    return t
+
+
+def _has_collective(nodes) -> bool:
+    """Any subgroup collective in `nodes` (tolerates malformed trees: validation reports those)."""
+    stack = list(nodes) if isinstance(nodes, (tuple, list)) else []
+    while stack:
+        n = stack.pop()
+        for e in N.node_exprs(n):
+            if isinstance(e, E.Expr) and any(isinstance(x, E.SUBGROUP_COLLECTIVES) for x in E.walk(e)):
+                return True
+        for _, body in N.node_bodies(n):
+            if isinstance(body, (tuple, list)):
+                stack.extend(body)
+    return False
+
+
+def _check_subgroup_statement(n, path: str) -> None:
+    """The lowering evaluates a statement's collectives before the rest of it, so an atomic in the
+    same statement would run in a different order than in the reference."""
+    found = [x for e in N.node_exprs(n) for x in E.walk(e)]
+    if any(isinstance(x, E.SUBGROUP_COLLECTIVES) for x in found) and any(isinstance(x, E.Atomic) for x in found):
+        _err(UnsupportedFeature, path, "a statement with both a subgroup operation and an atomic.",
+             "bind the atomic's result with Node.let_bind first, then use the variable.")
+
+
+def _sg_join(*levels: str) -> str:
+    """Uniformity of a value computed from values of these levels (a lane-linear value is divergent
+    once combined with anything)."""
+    out = _SG_U
+    for lv in levels:
+        if lv == _SG_U:
+            continue
+        if lv == _SG_L or out not in (_SG_U, lv):
+            return _SG_D
+        out = lv
+    return out
+
+
+def _sg_bind_level(value: str, ctrl: str) -> str:
+    """A let keeps a lane-linear value's level only in workgroup-uniform control flow."""
+    return value if ctrl == _SG_U else _sg_join(value, ctrl)
+
+
+def _sg_level(ctx: _Ctx, e: E.Expr) -> str:
+    """Subgroup uniformity of `e`: _SG_U (same in the workgroup), _SG_S (same in each 32-lane
+    subgroup), _SG_L (local/global x with x size a multiple of 32: 32 consecutive values over each
+    subgroup) or _SG_D."""
+    if not ctx.has_sg:
+        return _SG_D
+    sx, sy, _ = ctx.program.workgroup_size
+    w = E.SUBGROUP_WIDTH
+    if isinstance(e, (E.LitU32, E.LitI32, E.LitF32, E.LitBool, E.BufLen, E.WorkgroupId, E.SubgroupSize)):
+        return _SG_U
+    if isinstance(e, E.Var):
+        b = ctx.lookup(e.name)
+        return b.sg if b is not None else _SG_D
+    if isinstance(e, (E.LocalId, E.InvocationId)):
+        rows = {0: None, 1: sx, 2: sx * sy}.get(e.axis)
+        if e.axis == 0:
+            return _SG_L if sx % w == 0 else _SG_D
+        return _SG_S if rows is not None and rows % w == 0 else _SG_D
+    if isinstance(e, E.Load):
+        b = ctx.buffers.get(e.buffer)
+        ro = b is not None and b.access in (BufferAccess.ReadOnly, BufferAccess.Uniform)
+        return _SG_S if ro and _sg_level(ctx, e.index) in (_SG_U, _SG_S) else _SG_D
+    if isinstance(e, (E.SubgroupReduce, E.SubgroupBallot)):
+        return _SG_S
+    if isinstance(e, E.SubgroupShuffle):
+        return _SG_S if _sg_level(ctx, e.lane) in (_SG_U, _SG_S) else _SG_D
+    if isinstance(e, E.BinOpExpr) and isinstance(e.right, E.LitU32) and _sg_level(ctx, e.left) == _SG_L:
+        c = e.right.value
+        if (e.op is BinOp.Div and c and c % w == 0) or (e.op is BinOp.Shr and 5 <= c < 32):
+            return _SG_S  # x / 32k or x >> 5+: constant over 32 aligned consecutive values
+        return _SG_D
+    if isinstance(e, (E.Atomic, E.Call, E.SubgroupLocalId)):
+        return _SG_D
+    return _sg_join(*(_sg_level(ctx, k) for k in E.children(e)))
 
 
 def _lit_range(v, lo: int, hi: int, path: str, what: str) -> None:
