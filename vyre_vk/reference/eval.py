@@ -14,6 +14,13 @@ float32 with canonical NaN and flush-to-zero after every operation, wrapping u32
 u32 x/0 = 0xFFFFFFFF, shifts masked with 31, saturating float->int casts, loads out of
 bounds return 0 and stores out of bounds are dropped.
 
+Subgroup collectives (IR-SPEC 2.6) use vyre's simulated width 32: subgroup k of a workgroup is
+the lanes with linear local index in [32k, min(32k + 32, lanes)); the operand is evaluated in
+every lane and combined per subgroup (ballot bits, shuffle reads 0 outside the subgroup, u32
+reductions wrap, f32 reductions fold in lane order from the identity, canonical after each step).
+SubgroupLocalId is local index % 32 and SubgroupSize is 32 (vyre's reference leaves both
+unimplemented).
+
 Divergence from vyre's interpreter (documented decision): vyre runs workgroups one after
 another, so in a *racy* program a later workgroup may see an earlier one's stores; here
 all workgroups advance together. Race-free programs (the only ones a GPU defines) agree.
@@ -170,6 +177,13 @@ class _Machine:
         lane = np.arange(n, dtype=np.int64)
         w, l = lane // per_wg, lane % per_wg
         self.wg_lin = w
+        # Subgroups (vyre's simulated width 32): lane -> slot in a (workgroups, groups, 32) pad.
+        sg = E.SUBGROUP_WIDTH
+        self.sg_groups = -(-per_wg // sg)
+        self.sg_local = l
+        self.sg_slot = w * (self.sg_groups * sg) + l
+        self.sg_valid = (np.arange(self.sg_groups * sg) < per_wg).reshape(self.sg_groups, sg)
+        self.sg_len = np.minimum(sg, per_wg - (l // sg) * sg)  # lanes in this lane's subgroup
         wid = (w % gx, (w // gx) % gy, w // (gx * gy))
         lid = (l % sx, (l // sx) % sy, l // (sx * sy))
         self.lid = tuple(a.astype(np.uint32) for a in lid)
@@ -200,6 +214,11 @@ class _Machine:
             E.Cast: self._cast,
             E.Fma: self._fma,
             E.Atomic: self._atomic,
+            E.SubgroupBallot: self._sg_ballot,
+            E.SubgroupShuffle: self._sg_shuffle,
+            E.SubgroupReduce: self._sg_reduce,
+            E.SubgroupLocalId: lambda e, m: (self.sg_local % E.SUBGROUP_WIDTH).astype(np.uint32),
+            E.SubgroupSize: lambda e, m: np.asarray(E.SUBGROUP_WIDTH, np.uint32),
         }
 
     # ---- expressions
@@ -285,6 +304,45 @@ class _Machine:
             old[lane] = o
             arr[i] = info.numpy(o, val[lane], exp[lane] if exp is not None else 0)
         return old
+
+    # ---- subgroups: every lane's operand is combined over its 32-lane group (IR-SPEC 2.6)
+    def _sg_pad(self, v: np.ndarray, fill) -> np.ndarray:
+        """Lane values as (workgroups, groups, 32); slots past the workgroup's lanes hold `fill`."""
+        v = np.broadcast_to(np.asarray(v), (self.n,))
+        pad = np.full(self.n_wg * self.sg_groups * E.SUBGROUP_WIDTH, fill, v.dtype)
+        pad[self.sg_slot] = v
+        return pad.reshape(self.n_wg, self.sg_groups, E.SUBGROUP_WIDTH)
+
+    def _sg_per_lane(self, per_group: np.ndarray) -> np.ndarray:
+        return per_group.reshape(-1)[self.sg_slot // E.SUBGROUP_WIDTH]
+
+    def _sg_ballot(self, e: E.SubgroupBallot, m) -> np.ndarray:
+        bits = self._sg_pad(np.asarray(self.ev(e.cond, m)) != 0, False).astype(np.uint32)
+        bits <<= np.arange(E.SUBGROUP_WIDTH, dtype=np.uint32)
+        return self._sg_per_lane(np.bitwise_or.reduce(bits, axis=2))
+
+    def _sg_shuffle(self, e: E.SubgroupShuffle, m) -> np.ndarray:
+        vals = np.asarray(self.ev(e.value, m))
+        lane = np.broadcast_to(np.asarray(self.ev(e.lane, m)), (self.n,)).astype(np.int64)
+        flat = self._sg_pad(vals, 0).reshape(-1)
+        ok = lane < self.sg_len  # a lane outside the subgroup (or past a partial one's end) reads 0
+        src = self.sg_slot - self.sg_local % E.SUBGROUP_WIDTH + np.where(ok, lane, 0)
+        return np.where(ok, flat[src], flat.dtype.type(0))
+
+    def _sg_reduce(self, e: E.SubgroupReduce, m) -> np.ndarray:
+        v = np.asarray(self.ev(e.value, m))
+        if v.dtype == np.float32:  # fold in lane order from the identity, canonical after each step
+            info = BINOPS[_SG_F32_COMBINE[e.op]]
+            ident = {"Add": 0.0, "Mul": 1.0, "Min": np.inf, "Max": -np.inf}[e.op]
+            pad = self._sg_pad(v, np.float32(ident))
+            acc = np.full(pad.shape[:2], ident, np.float32)
+            for j in range(E.SUBGROUP_WIDTH):
+                nxt = canon(np.asarray(info.numpy(acc, pad[:, :, j], F32), np.float32))
+                acc = np.where(self.sg_valid[:, j], nxt, acc)
+            return self._sg_per_lane(acc)
+        ufunc, ident = _SG_U32_REDUCE[e.op]
+        pad = self._sg_pad(v.astype(np.uint32), np.uint32(ident))  # the identity fills missing lanes
+        return self._sg_per_lane(ufunc.reduce(pad, axis=2, dtype=np.uint32))  # uint32: Add/Mul wrap
 
     # ---- statements
     def run_list(self, nodes: tuple, m: np.ndarray, full: bool, preset: Optional[dict] = None) -> None:
@@ -447,6 +505,12 @@ class _Machine:
         return True
 
 
+_SG_F32_COMBINE = {"Add": BinOp.Add, "Mul": BinOp.Mul, "Min": BinOp.Min, "Max": BinOp.Max}
+_SG_U32_REDUCE = {"Add": (np.add, 0), "Mul": (np.multiply, 1), "Min": (np.minimum, 0xFFFFFFFF),
+                  "Max": (np.maximum, 0), "And": (np.bitwise_and, 0xFFFFFFFF), "Or": (np.bitwise_or, 0),
+                  "Xor": (np.bitwise_xor, 0)}
+
+
 def _fast_plan(n: N.Loop):
     """Accept loops whose body is `let`s and `acc = acc + term` with terms independent of
     every accumulator; return [(kind, name, expr)] or None."""
@@ -473,7 +537,7 @@ def _fast_plan(n: N.Loop):
         else:
             return None
         for x in E.walk(e):
-            if isinstance(x, (E.Atomic, E.Call)) or (isinstance(x, E.Var) and x.name in acc_set):
+            if isinstance(x, (E.Atomic, E.Call) + E.SUBGROUP_COLLECTIVES) or (isinstance(x, E.Var) and x.name in acc_set):
                 return None
         plan.append((kind, s.name, e))
     return plan
