@@ -20,6 +20,16 @@ reference (vyre_vk.reference):
 * Workgroup memory is zeroed at kernel start (the reference zeroes it per workgroup).
 * Traps (``Trap`` nodes, i32 division by zero or MIN/-1) set a flag word in an extra
   storage buffer at binding ``Lowered.trap_binding``; the runtime raises when it is set.
+* Subgroup collectives get vyre's simulated width 32 on any device (hardware subgroups are
+  8 wide on lavapipe, 32 on NVIDIA, up to 128 elsewhere, and cannot be requested through kp):
+  each lane writes its operand word to a workgroup scratch array, a barrier, then every lane
+  folds its own 32-lane group in lane order (bit-identical f32 folds, the table's f32 ops). Two
+  scratch halves alternate, so one barrier per collective suffices: a half is rewritten only
+  after the next collective's barrier, which every lane reaches after its reads. Barriers need
+  every lane of the workgroup, so an ``if`` whose body holds a collective is predicated (a
+  ``bool vk_pN``: lets become ``p ? value : 0``, assigns/stores/other statements are guarded by
+  ``if (p)``) instead of branched; validation guarantees subgroup-uniform conditions,
+  workgroup-uniform loop bounds and no divergent return before a collective.
 """
 from __future__ import annotations
 
@@ -31,10 +41,10 @@ from typing import Optional
 from ..ir import expr as E
 from ..ir import node as N
 from ..ir.expr import bits_f32
-from ..ir.optable import ATOMICS, BINOPS, CASTS, CANON_NAN_BITS, EXPR_GLSL, GLSL_HELPERS, UNOPS, SAME
+from ..ir.optable import ATOMICS, BINOPS, CASTS, CANON_NAN_BITS, EXPR_GLSL, GLSL_HELPERS, UNOPS, SAME, BinOp
 from ..ir.program import BufferDecl, Program
 from ..ir.types import BufferAccess, DataType
-from ..ir.validate import ValidationError, validate
+from ..ir.validate import ValidationError, _has_collective, validate
 from .vector import VectorPlan, component, vec_type, vector_plan
 
 U32, I32, F32, BOOL = DataType.U32, DataType.I32, DataType.F32, DataType.Bool
@@ -262,6 +272,11 @@ class _Lowerer:
         self.tmp = 0
         self.vplan: Optional[VectorPlan] = None  # the vector fast path (see vector.py)
         self.vlane: Optional[int] = None          # the element copy being emitted in it
+        self.sg = _has_collective(program.entry)  # emulate width-32 subgroups (module docstring)
+        self.sg_sites = 0                         # collectives emitted (temporaries' suffix)
+        self.sg_helpers: dict[str, str] = {}      # scratch-reading functions, by name
+        self.pred: Optional[str] = None           # predicate of the current statement (predicated if)
+        self._carries: dict[int, bool] = {}
 
     # ---- output
     def emit(self, text: str, path: Optional[str]) -> None:
@@ -358,9 +373,83 @@ class _Lowerer:
             self.atomics.add((info.name, d.name))
             self.features.add("atomics")
             return f"vk_at_{info.name.lower()}_{self.names[d.name]}({', '.join(args)})", U32
+        if t is E.SubgroupLocalId:
+            return f"(gl_LocalInvocationIndex & {E.SUBGROUP_WIDTH - 1}u)", U32
+        if t is E.SubgroupSize:
+            return _u32_literal(E.SUBGROUP_WIDTH), U32
+        if isinstance(e, E.SUBGROUP_COLLECTIVES):
+            return self.collective(e, path)
         kind = E.EXPR_KIND.get(t, t.__name__)
         raise LoweringError(path, f"expression kind {kind} is not supported by the Vulkan backend yet.",
-                            "inline called ops and use workgroup memory plus barriers instead of subgroup ops.")
+                            "inline called ops (Call has no Vulkan lowering).")
+
+    # ---- subgroup emulation (module docstring)
+    def guard(self, code: str, zero: str) -> str:
+        """`code` evaluated only by lanes of the current predicate (others get `zero`)."""
+        return f"({self.pred} ? {code} : {zero})" if self.pred else code
+
+    def collective(self, e: E.Expr, path: str) -> tuple[str, DataType]:
+        """Emit the exchange of one collective before the statement that uses it; return its value."""
+        self.sg_sites += 1
+        k = self.sg_sites
+        if isinstance(e, E.SubgroupBallot):
+            word, vt = self.guard(f"({self.cond(e.cond, path + '.cond')} ? 1u : 0u)", "0u"), BOOL
+        else:
+            val, vt = self.expr(e.value, path + ".value")
+            word = self.guard(val if vt is U32 else f"floatBitsToUint({val})", "0u")
+        self.emit(f"uint vk_sgw{k} = {word};", path)
+        args = "vk_sgo"
+        if isinstance(e, E.SubgroupShuffle):
+            lane, _ = self.expr(e.lane, path + ".lane")
+            self.emit(f"uint vk_sgl{k} = {self.guard(lane, '0u')};", path)
+            args += f", vk_sgl{k}"
+        self.emit(f"vk_sg[vk_sgo + gl_LocalInvocationIndex] = vk_sgw{k};", path)
+        self.emit("memoryBarrierShared(); barrier();", path)
+        fn, rt = self.sg_helper(e, vt)
+        self.emit(f"{rt.glsl} vk_sgr{k} = {fn}({args});", path)
+        self.emit(f"vk_sgo = {self.sg_lanes()}u - vk_sgo;  // the other scratch half next time", path)
+        return f"vk_sgr{k}", rt
+
+    def sg_lanes(self) -> int:
+        sx, sy, sz = self.p.workgroup_size
+        return sx * sy * sz
+
+    def sg_helper(self, e: E.Expr, vt: DataType) -> tuple[str, DataType]:
+        """Name and result type of the function reading this lane's 32-lane group from scratch half `o`."""
+        head = (f"uint vk_b = gl_LocalInvocationIndex & ~{E.SUBGROUP_WIDTH - 1}u; "
+                f"uint vk_n = min({E.SUBGROUP_WIDTH}u, {self.sg_lanes()}u - vk_b);")
+        if isinstance(e, E.SubgroupBallot):
+            name, rt = "vk_sg_ballot", U32
+            body = (f"uint vk_sg_ballot(uint o) {{ {head} uint vk_r = 0u; "
+                    "for (uint j = 0u; j < vk_n; j++) { vk_r |= (vk_sg[o + vk_b + j] & 1u) << j; } return vk_r; }")
+        elif isinstance(e, E.SubgroupShuffle):
+            name, rt = f"vk_sg_shuffle_{vt.value}", vt
+            word = "vk_sg[o + vk_b + lane]"
+            read = word if vt is U32 else f"uintBitsToFloat({word})"
+            body = (f"{vt.glsl} {name}(uint o, uint lane) {{ {head} "
+                    f"return lane < vk_n ? {read} : {_ZERO[vt]}; }}")
+        else:
+            name, rt = f"vk_sg_{e.op.lower()}_{vt.value}", vt
+            binop = {"Add": BinOp.Add, "Mul": BinOp.Mul, "Min": BinOp.Min, "Max": BinOp.Max, "And": BinOp.BitAnd,
+                     "Or": BinOp.BitOr, "Xor": BinOp.BitXor}[e.op]
+            tpl = BINOPS[binop].glsl[_tkey(vt)]
+            self.use(tpl)
+            word = "vk_sg[o + vk_b + j]"
+            ident = ({"Add": "0u", "Mul": "1u", "Min": "0xFFFFFFFFu", "Max": "0u", "And": "0xFFFFFFFFu", "Or": "0u",
+                      "Xor": "0u"} if vt is U32 else
+                     {"Add": "0.0", "Mul": "1.0", "Min": f32_literal(0x7F800000),
+                      "Max": f32_literal(0xFF800000)})[e.op]
+            lane = word if vt is U32 else f"uintBitsToFloat({word})"
+            body = (f"{vt.glsl} {name}(uint o) {{ {head} {vt.glsl} vk_acc = {ident}; "
+                    f"for (uint j = 0u; j < vk_n; j++) {{ vk_acc = {_fill(tpl, a='vk_acc', b=lane)}; }} return vk_acc; }}")
+        self.sg_helpers[name] = body
+        return name, rt
+
+    def carries_sg(self, n: N.Node) -> bool:
+        key = id(n)
+        if key not in self._carries:
+            self._carries[key] = self.sg and _has_collective((n,))
+        return self._carries[key]
 
     def template(self, table: dict[str, str], t: DataType, what: str, path: str) -> str:
         tpl = table.get(_tkey(t), table.get("*"))
@@ -403,14 +492,34 @@ class _Lowerer:
         self.depth -= 1
 
     def stmt(self, n: N.Node, path: str) -> None:
+        if self.pred is not None and not isinstance(n, (N.Let, N.Assign)) and not self.carries_sg(n):
+            # Predicated if (module docstring): a statement without collectives is simply skipped.
+            self.emit(f"if ({self.pred}) {{", path)
+            self.depth += 1
+            pred, self.pred = self.pred, None
+            self.stmt(n, path)
+            self.pred = pred
+            self.depth -= 1
+            self.emit("}", path)
+            return
         t = type(n)
         if t is N.Let:
             v, vt = self.expr(n.value, path + ".value")
-            self.emit(f"{vt.glsl} {self.names[n.name]} = {v};", path)
+            self.emit(f"{vt.glsl} {self.names[n.name]} = {self.guard(v, _ZERO[vt])};", path)
             self.scopes[-1][n.name] = vt
         elif t is N.Assign:
             v, _ = self.expr(n.value, path + ".value")
-            self.emit(f"{self.names[n.name]} = {v};", path)
+            assign = f"{self.names[n.name]} = {v};"
+            self.emit(f"if ({self.pred}) {{ {assign} }}" if self.pred else assign, path)
+        elif t is N.If and self.carries_sg(n):
+            self.predicated_if(n, path)
+        elif t is N.Store and self.pred is not None:  # a store whose value or index holds a collective
+            d = self.buffer(n.buffer, path)
+            idx, _ = self.expr(n.index, path + ".index")
+            v, vt = self.expr(n.value, path + ".value")
+            self.stores.add(d.name)
+            self.emit(f"if ({self.pred}) {{ vk_st_{self.names[d.name]}({idx}, {self.to_storage(v, vt, d.element)}); }}",
+                      path)
         elif t is N.Store:
             d = self.buffer(n.buffer, path)
             if self.vector_index(n.buffer, n.index, self.vplan.stores if self.vplan else ()):
@@ -460,11 +569,31 @@ class _Lowerer:
             word = {U32: a, I32: f"uint({a})", BOOL: f"uint({a})", F32: f"floatBitsToUint({a})"}[at]
             code = self.trap_tags.setdefault(str(n.tag), TRAP_CODE_DIVISION + 1 + len(self.trap_tags))
             self.features.add("trap")
-            self.emit(f"vk_trap_at({code}u, {word});", path)
-            self.emit("return;", path)
+            trap = f"vk_trap_at({code}u, {word});"
+            self.emit(f"if ({self.pred}) {{ {trap} }}" if self.pred else trap, path)  # pred: address has a collective
+            if not self.sg:  # with collectives every lane must still reach their barriers (the run raises anyway)
+                self.emit("return;", path)
         else:
             raise LoweringError(path, f"node kind {type(n).__name__} is not supported by the Vulkan backend yet.",
                                 "express it with loads, stores and loops.")
+
+    def predicated_if(self, n: N.If, path: str) -> None:
+        """An if whose body holds a collective: every lane runs both arms under a predicate."""
+        c = _unwrap(self.cond(n.cond, path + ".cond"))
+        self.tmp += 1
+        p = f"vk_p{self.tmp}"
+        self.emit(f"bool {p} = {self.guard(c, 'false')};", path)
+        outer = self.pred
+        for body, label, pred in ((n.then, ".if.then", p), (n.otherwise, ".if.else", f"vk_q{self.tmp}")):
+            if not body:
+                continue
+            self.pred = outer
+            if label == ".if.else":
+                self.emit(f"bool {pred} = {self.guard(f'!{p}', 'false')};", path)
+            self.pred = pred
+            self.block(body, path + label, f"{{  // {'if' if label == '.if.then' else 'else'}, predicated", path)
+            self.emit("}", path)
+        self.pred = outer
 
     # ---- the vector fast path of a coarsened elementwise region (vector.py)
     def vector_index(self, buffer: str, index: E.Expr, bufs: tuple) -> bool:
@@ -550,7 +679,7 @@ class _Lowerer:
     def run(self) -> Lowered:
         p = self.p
         self.scopes.append({})
-        plan = vector_plan(p)
+        plan = vector_plan(p) if not self.sg else None
         if plan is not None:
             self.vector_region(plan, "entry[0]")
         else:
@@ -594,6 +723,9 @@ class _Lowerer:
                     f"{{ {vec_type(b.element.glsl_storage)} vk_v4_{name}[]; }};  // {b.name} as 4-word vectors")
         for b in workgroup:
             add(f"shared {b.element.glsl_storage} {self.names[b.name]}[{b.count}];  // {b.element.value}, workgroup")
+        if self.sg:
+            self.features.add("subgroup_emulation")
+            add(f"shared uint vk_sg[{2 * self.sg_lanes()}];  // width-32 subgroup exchange, two halves")
         if needs_trap:
             add(f"layout(std430, set = 0, binding = {trap_binding}) buffer vk_buf_trap {{ uint vk_trap[]; }};")
             add("")
@@ -615,6 +747,11 @@ class _Lowerer:
             add("")
             for line in accessors:
                 add(line)
+        if self.sg_helpers:
+            add("")
+            add(f"// This lane's {E.SUBGROUP_WIDTH}-lane group (vk_b: first lane, vk_n: lanes) in scratch half o.")
+            for name in sorted(self.sg_helpers):
+                add(self.sg_helpers[name])
         add("")
         add("void main() {")
         if workgroup:
@@ -625,6 +762,8 @@ class _Lowerer:
                 add(f"    for (uint vk_z = gl_LocalInvocationIndex; vk_z < {b.count}u; vk_z += {lanes}u) "
                     f"{{ {name}[vk_z] = {zero}; }}")
             add("    barrier();  // workgroup memory starts zeroed, as in the reference")
+        if self.sg:
+            add("    uint vk_sgo = 0u;  // scratch half of the next subgroup exchange")
         out.extend(self.lines)
         add("}")
         text = "\n".join(line for line, _ in out) + "\n"
