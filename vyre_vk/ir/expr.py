@@ -382,9 +382,6 @@ class Atomic(Expr):
 SUBGROUP_WIDTH = 32
 #: SubgroupReduceOp variants (vyre-spec/src/subgroup_reduce_op.rs), by name.
 SUBGROUP_REDUCE_OPS = ("Add", "Mul", "Min", "Max", "And", "Or", "Xor")
-#: The subgroup collectives (their value depends on other lanes of the subgroup).
-SUBGROUP_COLLECTIVES: tuple = ()
-
 
 @_frozen
 class SubgroupBallot(Expr):
@@ -419,6 +416,7 @@ class SubgroupSize(Expr):
     """SUBGROUP_WIDTH (32), also for a partial last subgroup (as gl_SubgroupSize)."""
 
 
+#: The subgroup collectives (their value depends on other lanes of the subgroup).
 SUBGROUP_COLLECTIVES = (SubgroupBallot, SubgroupShuffle, SubgroupReduce)
 
 
