@@ -16,6 +16,23 @@ INTERFACE = {
     # 2x3x2: out_count 4 <= 64 and inner 3 <= 64, so vyre's unrolled single-invocation program.
     "vyre-libs::math::algebra::bool_semiring_matmul": ((1, 1, 1), [
         ("a", 0, RO, T.U32, 6), ("b", 1, RO, T.U32, 6), ("out", 2, OUT, T.U32, 4)]),
+    "vyre-libs::math::succinct::rank1_superblocks": ((1, 1, 1), [
+        ("bits", 0, RO, T.U32, 4), ("superblocks", 1, OUT, T.U32, 3)]),
+    "vyre-libs::math::succinct::rank1_query": ((64, 1, 1), [
+        ("bits", 0, RO, T.U32, 4), ("superblocks", 1, RO, T.U32, 3), ("queries", 2, RO, T.U32, 5),
+        ("out", 3, OUT, T.U32, 5)]),
+    "vyre-libs::math::succinct::select1_query": ((64, 1, 1), [
+        ("bits", 0, RO, T.U32, 4), ("queries", 1, RO, T.U32, 5), ("out", 2, OUT, T.U32, 5)]),
+}
+
+# Child Regions (generator, source_region) under each op's own Region, as vyre builds them.
+CHILD_REGIONS = {
+    # vyre wraps the superblock walk in a child named after path_reconstruct (kept as upstream).
+    "vyre-libs::math::succinct::rank1_superblocks": ("vyre-primitives::graph::path_reconstruct",
+                                                     "vyre-libs::math::succinct::rank1_superblocks"),
+    # tag_program over the vyre-primitives select1_query program.
+    "vyre-libs::math::succinct::select1_query": ("vyre-primitives::bitset::select1_query",
+                                                 "vyre-libs::math::succinct::select1_query"),
 }
 
 
