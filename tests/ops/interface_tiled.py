@@ -18,6 +18,9 @@ INTERFACE = {
     "vyre-libs::math::matmul_bias_tiled": ((256, 1, 1), [
         ("a", 0, RO, T.U32, 4), ("b", 1, RO, T.U32, 4), ("bias", 2, RO, T.U32, 2), *_TILES,
         ("out", 3, OUT, T.U32, 256)]),
+    "vyre-libs::nn::linear_tiled": ((256, 1, 1), [
+        ("x", 0, RO, T.U32, 4), ("w", 1, RO, T.U32, 16), ("b", 2, RO, T.U32, 4), *_TILES,
+        ("out", 3, OUT, T.U32, 256)]),
 }
 
 

@@ -1,5 +1,5 @@
 """Independent NumPy oracles for the cooperative tiled GEMM ports (vyre-libs math::matmul_tiled,
-math::matmul_bias_tiled), written from the math (wrapping u32 matrix products),
+math::matmul_bias_tiled, nn::linear_tiled), written from the math (wrapping u32 matrix products),
 registered into ``ORACLES`` (tests/ops/oracles.py imports this module at its end).
 
 The random shapes are ragged on purpose: m, n not multiples of the 16x16 output tile and k not a
@@ -47,3 +47,10 @@ _register("vyre-libs::math::matmul_tiled", {"m": 37, "k": 45, "n": 40, "tile": 8
 _register("vyre-libs::math::matmul_bias_tiled", {"m": 29, "k": 21, "n": 50, "tile": 4},
           lambda rng, p: {"a": _u32(rng, p["m"] * p["k"]), "b": _u32(rng, p["k"] * p["n"]), "bias": _u32(rng, p["n"])},
           lambda ins, p: {"out": wrapping_gemm(ins["a"], ins["b"], p["m"], p["k"], p["n"], ins["bias"])})
+
+# in_dim*out_dim > 16 * padded output: vyre's grid rule (workgroup memory -> inputs count too)
+# launches idle workgroups past the single output row, which must not write.
+_register("vyre-libs::nn::linear_tiled", {"in_dim": 37, "out_dim": 65, "tile": 16},
+          lambda rng, p: {"x": _u32(rng, p["in_dim"]), "w": _u32(rng, p["in_dim"] * p["out_dim"]),
+                          "b": _u32(rng, p["out_dim"])},
+          lambda ins, p: {"out": wrapping_gemm(ins["x"], ins["w"], 1, p["in_dim"], p["out_dim"], ins["b"])})
