@@ -27,15 +27,16 @@ def lcg_words(count: int, seed: int) -> tuple[np.ndarray, int]:
     return np.asarray(out, np.uint32), seed
 
 
-def both(program, ins, device):
+def both(program, ins, device, optimize=True):
     ref = reference.run(program, ins)
-    got = device.compile(program).run(ins)
+    got = device.compile(program, optimize=optimize).run(ins)
     return ref, got
 
 
 # ---------------------------------------------------------------- vyre's own tests (ops.rs)
+@pytest.mark.parametrize("optimize", [True, False], ids=["optimised", "as-written"])
 @pytest.mark.parametrize("bias", [False, True])
-def test_vyre_edge_tile_cases(bias, vk_device):
+def test_vyre_edge_tile_cases(bias, optimize, vk_device):
     """cooperative_matmul(_bias)_tiled_matches_reference_on_edge_tiles: 17x19x13, tile 8, [8,8,1]."""
     m, k, n, tile = 17, 19, 13, 8
     seed = 0x5A5A_0717 if bias else 0xA5A5_0131
@@ -49,7 +50,7 @@ def test_vyre_edge_tile_cases(bias, vk_device):
         p = mt.matmul_tiled("a", "b", "out", m, k, n, tile, workgroup_size=(8, 8, 1))
     want = wrapping_gemm(a, b, m, k, n, ins.get("bias"))
     assert p.workgroup_size == (64, 1, 1) and p.buffers[-1].count == 3 * 2 * 64
-    ref, got = both(p, ins, vk_device)
+    ref, got = both(p, ins, vk_device, optimize)
     assert np.array_equal(ref["out"], want)
     assert np.array_equal(got["out"], want)
 
