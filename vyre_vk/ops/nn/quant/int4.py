@@ -50,17 +50,8 @@ I4_MATVEC_F32_SCALED_OP_ID = _PRIM + "i4x8_matvec_f32_scaled"
 I4_BATCHED_MATVEC_F32_SCALED_OP_ID = _PRIM + "i4x8_batched_matvec_f32_scaled"
 I4_BATCHED_MATMUL_F32_SCALED_OP_ID = _PRIM + "i4x8_batched_matmul_f32_scaled"
 I4_BATCHED_MATMUL_TOP1_F32_SCALED_OP_ID = _PRIM + "i4x8_batched_matmul_top1_f32_scaled"
-GENERATOR = {
-    DOT_OP_ID: I4_DOT_I32_OP_ID, DOT_SCALED_OP_ID: I4_DOT_F32_SCALED_OP_ID,
-    MATVEC_SCALED_OP_ID: I4_MATVEC_F32_SCALED_OP_ID,
-    BATCHED_MATVEC_SCALED_OP_ID: I4_BATCHED_MATVEC_F32_SCALED_OP_ID,
-    BATCHED_MATMUL_SCALED_OP_ID: I4_BATCHED_MATMUL_F32_SCALED_OP_ID,
-    BATCHED_MATMUL_TOP1_SCALED_OP_ID: I4_BATCHED_MATMUL_TOP1_F32_SCALED_OP_ID,
-}
 
-# 4 ULP: elementary f32 ops only (vyre's program budget, no explicit entry); INT4 lane products and
-# their sums are exact, the scale multiplies and the matvec's lane * x steps round (FMA-contractible).
-# int4_dot_i32 (an i32 result: exact, ULP None) is registered from pack.py, the integer-exact module.
+# 4 ULP: elementary f32 ops only (vyre's program budget; lane*lane sums exact, x and scale products round).
 ULP = 4
 
 LANES_PER_WORD = 8
@@ -322,7 +313,8 @@ ENTRY_DOT_SCALED = register(OpEntry(
 
 ENTRY_MATVEC = register(OpEntry(
     id=MATVEC_SCALED_OP_ID, build=_build_matvec, builder=_build_matvec, params={"rows": 2, "cols": 8},
-    test_inputs=lambda: [[pack_u32_slice([LHS_WORD, RHS_WORD]), pack_f32_slice([1.0] * 8), pack_f32_slice([0.5, 0.25])]],
+    test_inputs=lambda: [[pack_u32_slice([LHS_WORD, RHS_WORD]), pack_f32_slice([1.0] * 8),
+                          pack_f32_slice([0.5, 0.25])]],
     expected_output=lambda: [[pack_f32_slice([0.0, 0.0])]],
     category="nn", ulp=ULP,
 ))
@@ -330,7 +322,8 @@ ENTRY_MATVEC = register(OpEntry(
 ENTRY_BATCHED_MATVEC = register(OpEntry(
     id=BATCHED_MATVEC_SCALED_OP_ID, build=_build_batched_matvec, builder=_build_batched_matvec,
     params=dict(_BATCHED),
-    test_inputs=lambda: [[pack_u32_slice([LHS_WORD, RHS_WORD]), pack_f32_slice([1.0] * 16), pack_f32_slice([0.5, 0.25])]],
+    test_inputs=lambda: [[pack_u32_slice([LHS_WORD, RHS_WORD]), pack_f32_slice([1.0] * 16),
+                          pack_f32_slice([0.5, 0.25])]],
     expected_output=lambda: [[pack_f32_slice([0.0, 0.0, 0.0, 0.0])]],
     category="nn", ulp=ULP,
 ))
