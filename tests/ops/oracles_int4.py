@@ -68,7 +68,8 @@ def top1(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return best, idx
 
 
-@oracle("vyre-libs::quant::int4_dot_i32", {"lane_count": 1003}, 0, "integer dot, wrapping i32: exact")
+# The dots have one output: 8 independent cases per seed check more than one rounding.
+@oracle("vyre-libs::quant::int4_dot_i32", {"lane_count": 1003}, 0, "integer dot, wrapping i32: exact", repeats=8)
 def _():
     def inputs(rng, p):
         n = words(p["lane_count"])
@@ -81,7 +82,7 @@ def _():
 
 
 @oracle("vyre-libs::quant::int4_dot_f32_scaled", {"lane_count": 1003}, 2,
-        "exact integer dot (|acc| <= 64n < 2^24), then two rounding multiplies by the scales")
+        "exact integer dot (|acc| <= 64n < 2^24), then two rounding multiplies by the scales", repeats=8)
 def _():
     def inputs(rng, p):
         n = words(p["lane_count"])
