@@ -365,4 +365,7 @@ def _():
     return (lambda rng, p: {"input": (rng.standard_normal(p["n"]) * 1.5 + 0.5).astype(F32)}, np_fn)
 from . import oracles_nn2  # noqa: E402,F401  (second nn batch registers its oracles)
 from . import oracles_math  # noqa: E402,F401  (ops3: math, nn/optim, nn/quant oracles register here)
+from . import oracles_tiled  # noqa: E402,F401  (tiled GEMM ports: matmul_tiled, matmul_bias_tiled, linear_tiled)
+from . import oracles_int4  # noqa: E402,F401  (packed INT4 quant ops register here)
+from . import oracles_alg  # noqa: E402,F401  (math::algebra, math::succinct oracles register here)
 from . import oracles_sg  # noqa: E402,F401  (subgroup ops: linear_4bit_affine_grouped)

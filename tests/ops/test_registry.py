@@ -149,4 +149,7 @@ def test_random_run_is_at_least_10x_the_registered_vector(entry):
     n *= getattr(spec, "repeats", 1)  # fixed-size programs run several independent random cases
     assert n >= 10 * registered_elements(entry)
 from .interface_nn2 import merge as _merge_nn2; _merge_nn2(INTERFACE, VYRE_EXPLICIT_ULP)  # noqa: E402,E702
+from .interface_tiled import merge as _merge_tiled; _merge_tiled(INTERFACE, VYRE_EXPLICIT_ULP)  # noqa: E402,E702
+from .interface_int4 import merge as _merge_int4; _merge_int4(INTERFACE, VYRE_EXPLICIT_ULP, MATH_GENERATOR)  # noqa: E402,E702
+from .interface_alg import merge as _merge_alg; _merge_alg(INTERFACE, VYRE_EXPLICIT_ULP)  # noqa: E402,E702
 from .interface_sg import merge as _merge_sg; _merge_sg(INTERFACE)  # noqa: E402,E702

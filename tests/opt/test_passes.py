@@ -63,7 +63,8 @@ def test_registered_vectors_identical(entry, passes):
 def test_seed_sizes_identical(d, h):
     program = get(SEED).build_with(model_dim=d, hidden_dim=h)
     graph, reports = check(program, seed_inputs(d, h, d * h), True)
-    assert len(graph.stages) == 2
+    assert len(graph.stages) == 3  # h and g chains in separate invocations, their combine, the main kernel
+    assert [b.count for b in graph.scratch] == [h, 2 * h, 2 * h]
 
 
 def test_seed_hoist_finds_the_invariant_work():

@@ -480,6 +480,9 @@ def _tr128(op, np_fn, glsl_fn, transcendental):
     return UnOpInfo(op, (F32,), SAME, _via64(np_fn), {"f32": f"vyre_canon({glsl_fn}({{a}}))"}, transcendental)
 
 
+# sin/cos/tan lower to helpers with their own range reduction: lavapipe's builtins lose it
+# above |x| ~ 1e8 (cos(-8.55e14) off by millions of ULP; found by tools/fuzz) and GLSL
+# leaves their precision undefined.
 # GLSL's asin/acos/atan/sinh/tanh are far less accurate than libm on common drivers
 # (lavapipe: asin 3771 ULP, acos 2231, atan 324 near 0, sinh/tanh 144 near 0), so these
 # lower to helpers: musl's acosf/asinf rational approximations, Taylor series near 0.
@@ -516,9 +519,9 @@ UNOPS: dict[UnOp, UnOpInfo] = {i.op: i for i in [
     _u(UnOp.InverseSqrt, (F32,), SAME, lambda a, t: canon(np.float32(1) / np.sqrt(_f32(a))),
        {"f32": "vyre_rsqrt({a})"}, True),
     _u(UnOp.Reciprocal, (F32,), SAME, lambda a, t: canon(np.float32(1) / _f32(a)), {"f32": "vyre_frcp({a})"}),
-    _tr128(UnOp.Sin, np.sin, "sin", True),
-    _tr128(UnOp.Cos, np.cos, "cos", True),
-    _tr128(UnOp.Tan, np.tan, "tan", False),
+    _tr128(UnOp.Sin, np.sin, "vyre_sin", True),
+    _tr128(UnOp.Cos, np.cos, "vyre_cos", True),
+    _tr128(UnOp.Tan, np.tan, "vyre_tan", False),
     _tr128(UnOp.Asin, np.arcsin, _GLSL_ACCURATE[UnOp.Asin], False),
     _tr128(UnOp.Acos, np.arccos, _GLSL_ACCURATE[UnOp.Acos], False),
     _tr128(UnOp.Atan, np.arctan, _GLSL_ACCURATE[UnOp.Atan], False),
@@ -706,6 +709,89 @@ GLSL_HELPERS: dict[str, str] = {
 }""",
     "vyre_select": "\n".join(f"{t} vyre_select(bool c, {t} a, {t} b) {{ return c ? a : b; }}"
                              for t in ("uint", "int", "float", "bool")),
+    # |x| = (4k + quad) * pi/2 + r, |r| <= pi/4. Payne-Hanek: a 96-bit window of 2/pi's bits
+    # (table: 2/pi to 320 bits after two zero words) times the 24-bit mantissa gives x*2/pi
+    # mod 4 with 94 fraction bits; the fraction's top 64 bits, normalised, times pi/2 in two
+    # parts. Exact enough for every f32 (its worst case sits ~2^-30 from a multiple of pi/2).
+    "vyre_trig_reduce": """float vyre_trig_reduce(float ax, out uint quad) {
+    quad = 0u;
+    if (ax < 0.78539816) return ax;
+    const uint T[12] = uint[](0u, 0u, 0xA2F9836Eu, 0x4E441529u, 0xFC2757D1u, 0xF534DDC0u, 0xDB629599u,
+                              0x3C439041u, 0xFE5163ABu, 0xDEBBC561u, 0xB7246E3Au, 0x424DD2E0u);
+    uint bits = floatBitsToUint(ax);
+    int start = int((bits >> 23) & 0xFFu) - 88;  // first window bit - 1: (exponent - 150) + 62
+    uint m = (bits & 0x7FFFFFu) | 0x800000u;
+    int q = start >> 5;
+    int sh = start & 31;
+    uint u0 = T[q], u1 = T[q + 1], u2 = T[q + 2];
+    if (sh != 0) {
+        u0 = (u0 << sh) | (u1 >> (32 - sh));
+        u1 = (u1 << sh) | (u2 >> (32 - sh));
+        u2 = (u2 << sh) | (T[q + 3] >> (32 - sh));
+    }
+    uint hi2, lo2, hi1, lo1, hi0, lo0, carry;
+    umulExtended(m, u2, hi2, lo2);
+    umulExtended(m, u1, hi1, lo1);
+    umulExtended(m, u0, hi0, lo0);
+    uint w1 = uaddCarry(hi2, lo1, carry);
+    uint w2 = hi1 + lo0 + carry;
+    quad = w2 >> 30;
+    uint hi = (w2 << 2) | (w1 >> 30), lo = (w1 << 2) | (lo2 >> 30);
+    bool neg = (hi >> 31) != 0u;  // fraction >= 1/2: round to the next quadrant, r < 0
+    if (neg) {
+        quad = (quad + 1u) & 3u;
+        lo = ~lo + 1u;
+        hi = ~hi + (lo == 0u ? 1u : 0u);
+    }
+    int e = 0;
+    if (hi == 0u) { hi = lo; lo = 0u; e = 32; }
+    if (hi == 0u) return 0.0;
+    int lz = 31 - findMSB(hi);
+    if (lz > 0) { hi = (hi << lz) | (lo >> (32 - lz)); lo = lo << lz; }
+    float scale = ldexp(1.0, -32 - (e + lz));
+    precise float a = float(hi & 0xFFFFFF00u) * scale;
+    precise float b = (float(hi & 0xFFu) + float(lo) * 2.3283064365386963e-10) * scale;
+    precise float r = fma(a, 1.5707963705062866, fma(a, -4.371139000186241e-08, b * 1.5707963705062866));
+    return neg ? -r : r;
+}""",
+    # Cephes sinf/cosf minimax polynomials on [-pi/4, pi/4] (about 1 ULP).
+    "vyre_sin_poly": """float vyre_sin_poly(float r) {
+    precise float z = r * r;
+    precise float p = r + r * z * (-1.6666654611e-1 + z * (8.3321608736e-3 + z * -1.9515295891e-4));
+    return p;
+}""",
+    "vyre_cos_poly": """float vyre_cos_poly(float r) {
+    precise float z = r * r;
+    precise float p = (1.0 - 0.5 * z) + z * z * (4.166664568298827e-2 + z * (-1.388731625493765e-3
+                                                                           + z * 2.443315711809948e-5));
+    return p;
+}""",
+    "vyre_sin": """float vyre_sin(float x) {
+    uint ix = floatBitsToUint(x);
+    if ((ix & 0x7F800000u) == 0x7F800000u) return uintBitsToFloat(0x7FC00000u);
+    uint quad;
+    float r = vyre_trig_reduce(uintBitsToFloat(ix & 0x7FFFFFFFu), quad);
+    float s = (quad & 1u) == 0u ? vyre_sin_poly(r) : vyre_cos_poly(r);
+    if (quad >= 2u) s = -s;
+    return (ix >> 31) != 0u ? -s : s;
+}""",
+    "vyre_cos": """float vyre_cos(float x) {
+    uint ix = floatBitsToUint(x);
+    if ((ix & 0x7F800000u) == 0x7F800000u) return uintBitsToFloat(0x7FC00000u);
+    uint quad;
+    float r = vyre_trig_reduce(uintBitsToFloat(ix & 0x7FFFFFFFu), quad);
+    float c = (quad & 1u) == 0u ? vyre_cos_poly(r) : vyre_sin_poly(r);
+    return (quad == 1u || quad == 2u) ? -c : c;
+}""",
+    "vyre_tan": """float vyre_tan(float x) {
+    uint ix = floatBitsToUint(x);
+    if ((ix & 0x7F800000u) == 0x7F800000u) return uintBitsToFloat(0x7FC00000u);
+    uint quad;
+    float r = vyre_trig_reduce(uintBitsToFloat(ix & 0x7FFFFFFFu), quad);
+    float s = vyre_sin_poly(r), c = vyre_cos_poly(r);
+    float t = (quad & 1u) == 0u ? s / c : -c / s;
+    return (ix >> 31) != 0u ? -t : t;
+}""",
     # musl acosf (rational approximation R(z), split pi/2); asin via acos for |x| >= 0.5.
     "vyre_asin_r": """float vyre_asin_r(float z) {
     precise float p = z * (1.6666586697e-01 + z * (-4.2743422091e-02 + z * -8.6563630030e-03));

@@ -26,6 +26,7 @@ from ..ir.validate import ValidationError, validate
 from .cse import cse
 from .dce import dce
 from .dispatch import BEST_LOCAL_SIZE, MIN_WORKGROUPS, coarsen, coarsen_factor, workgroup_size
+from .fission import fission
 from .fold import constant_fold
 from .hoist import hoist_invariant
 from .licm import licm
@@ -81,10 +82,12 @@ class ProgramGraph:
 
 
 #: Pass name -> (kind, function). "program" passes map Program -> (Program, why).
-PASS_ORDER = ("constant_fold", "dce", "cse", "licm", "hoist_invariant", "unroll", "workgroup_size", "coarsen")
+PASS_ORDER = ("constant_fold", "dce", "cse", "licm", "hoist_invariant", "fission", "unroll", "workgroup_size",
+              "coarsen")
 DEFAULT_PASSES = frozenset(PASS_ORDER)
 _SCALAR: dict[str, Callable] = {"constant_fold": constant_fold, "dce": dce, "cse": cse, "licm": licm}
 MAX_STAGES = 4
+MAX_FISSIONS = 2
 
 
 def _check(name: str, before: Program, after: Program) -> Optional[str]:
@@ -162,6 +165,21 @@ def optimize(program: Program, passes: Union[bool, Iterable[str], None] = True, 
         reports.append(PassReport("hoist_invariant", bool(whys), "; ".join(whys)))
         if whys:  # tidy the new stages (e.g. lets the main program no longer reads)
             scalar_round(("dce",), record=False)
+    if "fission" in chosen:
+        whys, out = [], []
+        for k, st in enumerate(stages):
+            _, res = fission(st) if len(out) - k < MAX_FISSIONS else (st, None)
+            bad = res and (_check("fission", st, res[0]) or _check("fission", st, res[1]))
+            if bad:
+                whys.append(bad)
+            if res is None or bad:
+                out.append(st)
+                continue
+            out += [res[0], res[1]]
+            scratch.extend(res[2])
+            whys.append(f"stage {k}: {res[3]}" if len(stages) > 1 else res[3])
+        stages = out
+        reports.append(PassReport("fission", bool(whys), "; ".join(whys)))
     if "unroll" in chosen:
         whys = []
         factor = unroll_factor(device_class)

@@ -1,2 +1,2 @@
 """vyre-libs math ops (vyre-libs/src/math); importing registers them."""
-from . import atomic, broadcast, conv, fft, linalg, reduce_variance  # noqa: F401
+from . import algebra, atomic, broadcast, conv, fft, linalg, reduce_variance, succinct  # noqa: F401

@@ -1,2 +1,2 @@
 """nn linear layers (vyre-libs/src/nn/linear); importing registers them."""
-from . import linear, linear_4bit, linear_4bit_affine_grouped, relu, rms_norm, silu  # noqa: F401
+from . import linear, linear_4bit, linear_4bit_affine_grouped, relu, rms_norm, silu, tiled  # noqa: F401

@@ -6,8 +6,8 @@ Program: ``Region(nn::linear){ Region(math::matmul_bias, parent nn::linear){ bod
 ``idx = gid.x; row = idx / n; col = idx % n; if idx < buf_len(out) { acc = 0u;
 for kk < k: acc += x[row*k + kk] * w[kk*n + col]; out[idx] = acc + b[col] }``. Buffers x ro u32
 (0, in_dim), w ro u32 (1, in_dim*out_dim), b ro u32 (2, out_dim), out u32 output (3, out_dim);
-workgroup [256,1,1]. Like vyre, ``in_dim*out_dim >= 1024`` routes to ``linear_tiled``
-(tile 32), which this package does not port yet (it raises).
+workgroup [256,1,1]. Like vyre, ``in_dim*out_dim >= LINEAR_TILED_MIN_WORK`` (1024, while the
+product fits in u32) returns ``linear_tiled(..., LINEAR_TILED_TILE = 32)`` instead (tiled.py).
 
 Example::
 
@@ -20,11 +20,10 @@ from __future__ import annotations
 from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous, wrap_child
 from ...registry import OpEntry, register
 from ...wire import pack_u32_slice
+from .tiled import LINEAR_TILED_MIN_WORK, LINEAR_TILED_TILE, U32_MAX, linear_tiled
 
 OP_ID = "vyre-libs::nn::linear"
 MATMUL_BIAS_OP_ID = "vyre-libs::math::matmul_bias"
-LINEAR_TILED_TILE = 32
-LINEAR_TILED_MIN_WORK = 1024
 # No f32 result (u32 wrapping arithmetic): byte-exact, no ULP window.
 ULP = None
 
@@ -47,12 +46,13 @@ def matmul_bias_body(a: str, b: str, bias: str, out: str, k: int, n: int) -> lis
 
 
 def linear(x: str, w: str, b: str, out: str, in_dim: int, out_dim: int) -> Program:
-    if in_dim * out_dim >= LINEAR_TILED_MIN_WORK:
-        raise NotImplementedError(
-            f"linear({in_dim}x{out_dim}) routes to vyre-libs::nn::linear_tiled (in*out >= "
-            f"{LINEAR_TILED_MIN_WORK}), which is not ported yet. Fix: use in_dim*out_dim < {LINEAR_TILED_MIN_WORK}.")
+    # vyre: `in_dim.checked_mul(out_dim).is_some_and(|work| work >= LINEAR_TILED_MIN_WORK)`
+    if LINEAR_TILED_MIN_WORK <= in_dim * out_dim <= U32_MAX:
+        return linear_tiled(x, w, b, out, in_dim, out_dim, LINEAR_TILED_TILE)
     if in_dim == 0 or out_dim == 0:
         raise ValueError(f"Fix: {OP_ID} needs positive in_dim and out_dim; got {in_dim}, {out_dim}.")
+    if in_dim * out_dim > U32_MAX:
+        raise ValueError(f"Fix: {OP_ID} in_dim*out_dim overflows u32 ({in_dim}x{out_dim}); reduce dimensions.")
     body = matmul_bias_body(x, w, b, out, in_dim, out_dim)
     return Program.wrapped(
         [BufferDecl.storage(x, 0, BufferAccess.ReadOnly, DataType.U32).with_count(in_dim),

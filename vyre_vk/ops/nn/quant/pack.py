@@ -1,7 +1,8 @@
 """`vyre-libs::quant::int6_pack` (``input[i] & 0x3F``, an indexed map) and
 `vyre-libs::quant::int8_pack` (``input[i] & 0xFF``, guard ``i < n``): u32 -> u32, workgroup [64,1,1]
-(ports of the pack halves of vyre-libs/src/nn/quant/int6.rs and int8.rs; here in one module
-because both are integer-exact).
+(ports of the pack halves of vyre-libs/src/nn/quant/int6.rs and int8.rs); and the registration of
+`vyre-libs::quant::int4_dot_i32` (builder in int4.py). Here in one module because all are
+integer-exact (module ``ULP = None``; the f32 ops of those files keep their windows there).
 
 Example::
 
@@ -13,7 +14,8 @@ from __future__ import annotations
 from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
 from ...builder import build_indexed_map
 from ...registry import OpEntry, register
-from ...wire import pack_u32_slice
+from ...wire import pack_i32_slice, pack_u32_slice
+from .int4 import DOT_OP_ID as INT4_DOT_OP_ID, LHS_WORD, RHS_WORD, int4_dot_i32
 
 INT6_PACK_OP_ID = "vyre-libs::quant::int6_pack"
 INT8_PACK_OP_ID = "vyre-libs::quant::int8_pack"
@@ -58,5 +60,18 @@ ENTRY_INT8 = register(OpEntry(
     id=INT8_PACK_OP_ID, build=_build_int8, builder=_build_int8, params={"n": 4},
     test_inputs=lambda: [[pack_u32_slice([255, 256, 1, 0])]],
     expected_output=lambda: [[pack_u32_slice([255, 0, 1, 0])]],
+    category="nn", ulp=ULP,
+))
+
+
+def _build_int4_dot(lane_count: int = 8) -> Program:
+    return int4_dot_i32("lhs", "rhs", "out", lane_count)
+
+
+ENTRY_INT4_DOT = register(OpEntry(
+    id=INT4_DOT_OP_ID, build=_build_int4_dot, builder=_build_int4_dot, params={"lane_count": 8},
+    # lanes [1,2,3,4,-1,-2,-3,-4] . [4,3,2,1,-4,-3,-2,-1] = 40
+    test_inputs=lambda: [[pack_u32_slice([LHS_WORD]), pack_u32_slice([RHS_WORD])]],
+    expected_output=lambda: [[pack_i32_slice([40])]],
     category="nn", ulp=ULP,
 ))

@@ -1,0 +1,107 @@
+"""`vyre-libs::nn::linear_tiled`: u32 (wrapping) affine layer ``out[j] = b[j] + sum_k x[k] * w[k*out_dim + j]``
+on the cooperative tiled GEMM (port of vyre-libs/src/nn/linear/inner/tiled.rs).
+
+``linear_tiled`` is ``math::matmul_bias_tiled`` with m = 1 (x as a 1 x in_dim matrix), default
+[16,16,1] tile shape, tagged as nn::linear_tiled the way vyre's ``tag_program`` does:
+``Region(nn::linear_tiled){ Region(math::matmul_bias_tiled, parent nn::linear_tiled){
+Region(semiring_gemm, parent math::matmul_bias_tiled){ body } } }``. Buffers x (0, in_dim),
+w (1, in_dim*out_dim), b (2, out_dim), matmul_a_tile / matmul_b_tile (workgroup, 16*tile and
+tile*16), out (3, padded to ceil(out_dim/16)*256, read back as out_dim words); workgroup [256,1,1].
+``nn::linear`` routes here (tile ``LINEAR_TILED_TILE`` = 32) once in_dim*out_dim >= 1024.
+
+``linear_tiled_reference`` is vyre's hand-written non-cooperative oracle program (not
+registered upstream either): one lane per output, k walked in `tile`-wide chunks.
+
+Example::
+
+    >>> p = linear_tiled("x", "w", "b", "out", 4, 4, 2)
+    >>> p.entry[0].generator, p.entry[0].body[0].generator, p.entry[0].body[0].source_region
+    ('vyre-libs::nn::linear_tiled', 'vyre-libs::math::matmul_bias_tiled', 'vyre-libs::nn::linear_tiled')
+"""
+from __future__ import annotations
+
+from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, Region, wrap, wrap_anonymous
+from ....ir.program import ROOT_GENERATOR
+from ...math.linalg.matmul_tiled import matmul_bias_tiled
+from ...registry import OpEntry, register
+from ...wire import pack_u32_slice
+
+OP_ID = "vyre-libs::nn::linear_tiled"
+REFERENCE_OP_ID = "vyre-libs::nn::linear_tiled_reference"
+LINEAR_TILED_TILE = 32
+LINEAR_TILED_MIN_WORK = 1024
+U32_MAX = 0xFFFFFFFF
+# u32 results (wrapping multiply-add): byte-exact, no f32 window.
+ULP = None
+
+
+def _check(op_id: str, in_dim: int, out_dim: int, tile: int) -> None:
+    if in_dim == 0:
+        raise ValueError(f"Fix: {op_id} in_dim=0 is invalid: empty reduction; pass in_dim >= 1.")
+    if out_dim == 0:
+        raise ValueError(f"Fix: {op_id} out_dim=0 is invalid: empty output; pass out_dim >= 1.")
+    if tile == 0:
+        raise ValueError(f"Fix: {op_id} tile=0 is invalid: tile width must be > 0.")
+    if in_dim * out_dim > U32_MAX:
+        raise ValueError(f"Fix: {op_id} in_dim*out_dim overflows u32; reduce dimensions.")
+
+
+def tag_program(parent_op_id: str, program: Program) -> Program:
+    """vyre-harness region.rs ``tag_program``: the same buffers and workgroup under one
+    ``Region(parent)`` whose children are the program's top-level Regions re-parented to it."""
+    children = []
+    for node in program.entry:
+        if isinstance(node, Region):
+            gen = f"inline::{parent_op_id}" if node.generator == ROOT_GENERATOR else node.generator
+            children.append(Region(gen, parent_op_id, node.body))
+        else:
+            children.append(wrap(f"inline::{parent_op_id}", [node], parent_op_id))
+    return Program.wrapped(program.buffers, program.workgroup_size, [wrap_anonymous(parent_op_id, children)])
+
+
+def linear_tiled(x: str, w: str, b: str, out: str, in_dim: int, out_dim: int, tile: int) -> Program:
+    """``out[j] = b[j] + sum_k x[k] * w[k*out_dim + j]`` (wrapping u32) as a 1-row tiled GEMM."""
+    _check(OP_ID, in_dim, out_dim, tile)
+    return tag_program(OP_ID, matmul_bias_tiled(x, w, b, out, 1, in_dim, out_dim, tile))
+
+
+def linear_tiled_reference(x: str, w: str, b: str, out: str, in_dim: int, out_dim: int, tile: int) -> Program:
+    """vyre's plain oracle for :func:`linear_tiled`: lane j < out_dim sums k in tile chunks."""
+    _check(REFERENCE_OP_ID, in_dim, out_dim, tile)
+    lane, kk = Expr.var("lane"), Expr.var("kk")
+    term = Expr.mul(Expr.load(x, kk), Expr.load(w, Expr.add(Expr.mul(kk, Expr.u32(out_dim)), lane)))
+    body = [
+        Node.let_bind("lane", Expr.gid_x()),
+        Node.if_then(Expr.lt(lane, Expr.u32(out_dim)), [
+            Node.let_bind("acc", Expr.load(b, lane)),
+            Node.loop_for("tile_idx", Expr.u32(0), Expr.u32(-(-in_dim // tile)), [
+                Node.let_bind("tile_base", Expr.mul(Expr.var("tile_idx"), Expr.u32(tile))),
+                Node.loop_for("tile_k", Expr.u32(0), Expr.u32(tile), [
+                    Node.let_bind("kk", Expr.add(Expr.var("tile_base"), Expr.var("tile_k"))),
+                    Node.if_then(Expr.lt(kk, Expr.u32(in_dim)), [Node.assign("acc", Expr.add(Expr.var("acc"), term))]),
+                ]),
+            ]),
+            Node.store(out, lane, Expr.var("acc")),
+        ]),
+    ]
+    return Program.wrapped(
+        [BufferDecl.storage(x, 0, BufferAccess.ReadOnly, DataType.U32).with_count(in_dim),
+         BufferDecl.storage(w, 1, BufferAccess.ReadOnly, DataType.U32).with_count(in_dim * out_dim),
+         BufferDecl.storage(b, 2, BufferAccess.ReadOnly, DataType.U32).with_count(out_dim),
+         BufferDecl.output(out, 3, DataType.U32).with_count(out_dim)],
+        (256, 1, 1),
+        [wrap(REFERENCE_OP_ID, body, None)],
+    )
+
+
+def _build(in_dim: int = 4, out_dim: int = 4, tile: int = 2) -> Program:
+    return linear_tiled("x", "w", "b", "out", in_dim, out_dim, tile)
+
+
+ENTRY = register(OpEntry(
+    id=OP_ID, build=_build, builder=_build, params={"in_dim": 4, "out_dim": 4, "tile": 2},
+    test_inputs=lambda: [[pack_u32_slice(list(range(4))), pack_u32_slice(list(range(16))),
+                          pack_u32_slice([0, 0, 0, 0])]],
+    expected_output=lambda: [[pack_u32_slice([56, 62, 68, 74])]],
+    category="nn", ulp=ULP,
+))
