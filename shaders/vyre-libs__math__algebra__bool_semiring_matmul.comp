@@ -13,17 +13,17 @@ int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
-uint vk_ld_a(uint vk_i) { uint vk_n = uint(a.length()); uint vk_x = a[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-uint vk_ld_b(uint vk_i) { uint vk_n = uint(b.length()); uint vk_x = b[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ldn_a(uint vk_i) { uint vk_x = a[vk_i]; return vk_x; }
+uint vk_ldn_b(uint vk_i) { uint vk_x = b[vk_i]; return vk_x; }
 void vk_st_v_out(uint vk_i, uint vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::math::algebra::bool_semiring_matmul
         if (gl_GlobalInvocationID.x == 0u) {
-            vk_st_v_out(0u, (((0u | vyre_select((vk_ld_a(0u) != 0u), vyre_select((vk_ld_b(0u) != 0u), 1u, 0u), 0u)) | vyre_select((vk_ld_a(1u) != 0u), vyre_select((vk_ld_b(2u) != 0u), 1u, 0u), 0u)) | vyre_select((vk_ld_a(2u) != 0u), vyre_select((vk_ld_b(4u) != 0u), 1u, 0u), 0u)));
-            vk_st_v_out(1u, (((0u | vyre_select((vk_ld_a(0u) != 0u), vyre_select((vk_ld_b(1u) != 0u), 1u, 0u), 0u)) | vyre_select((vk_ld_a(1u) != 0u), vyre_select((vk_ld_b(3u) != 0u), 1u, 0u), 0u)) | vyre_select((vk_ld_a(2u) != 0u), vyre_select((vk_ld_b(5u) != 0u), 1u, 0u), 0u)));
-            vk_st_v_out(2u, (((0u | vyre_select((vk_ld_a(3u) != 0u), vyre_select((vk_ld_b(0u) != 0u), 1u, 0u), 0u)) | vyre_select((vk_ld_a(4u) != 0u), vyre_select((vk_ld_b(2u) != 0u), 1u, 0u), 0u)) | vyre_select((vk_ld_a(5u) != 0u), vyre_select((vk_ld_b(4u) != 0u), 1u, 0u), 0u)));
-            vk_st_v_out(3u, (((0u | vyre_select((vk_ld_a(3u) != 0u), vyre_select((vk_ld_b(1u) != 0u), 1u, 0u), 0u)) | vyre_select((vk_ld_a(4u) != 0u), vyre_select((vk_ld_b(3u) != 0u), 1u, 0u), 0u)) | vyre_select((vk_ld_a(5u) != 0u), vyre_select((vk_ld_b(5u) != 0u), 1u, 0u), 0u)));
+            vk_st_v_out(0u, (((0u | vyre_select((vk_ldn_a(0u) != 0u), vyre_select((vk_ldn_b(0u) != 0u), 1u, 0u), 0u)) | vyre_select((vk_ldn_a(1u) != 0u), vyre_select((vk_ldn_b(2u) != 0u), 1u, 0u), 0u)) | vyre_select((vk_ldn_a(2u) != 0u), vyre_select((vk_ldn_b(4u) != 0u), 1u, 0u), 0u)));
+            vk_st_v_out(1u, (((0u | vyre_select((vk_ldn_a(0u) != 0u), vyre_select((vk_ldn_b(1u) != 0u), 1u, 0u), 0u)) | vyre_select((vk_ldn_a(1u) != 0u), vyre_select((vk_ldn_b(3u) != 0u), 1u, 0u), 0u)) | vyre_select((vk_ldn_a(2u) != 0u), vyre_select((vk_ldn_b(5u) != 0u), 1u, 0u), 0u)));
+            vk_st_v_out(2u, (((0u | vyre_select((vk_ldn_a(3u) != 0u), vyre_select((vk_ldn_b(0u) != 0u), 1u, 0u), 0u)) | vyre_select((vk_ldn_a(4u) != 0u), vyre_select((vk_ldn_b(2u) != 0u), 1u, 0u), 0u)) | vyre_select((vk_ldn_a(5u) != 0u), vyre_select((vk_ldn_b(4u) != 0u), 1u, 0u), 0u)));
+            vk_st_v_out(3u, (((0u | vyre_select((vk_ldn_a(3u) != 0u), vyre_select((vk_ldn_b(1u) != 0u), 1u, 0u), 0u)) | vyre_select((vk_ldn_a(4u) != 0u), vyre_select((vk_ldn_b(3u) != 0u), 1u, 0u), 0u)) | vyre_select((vk_ldn_a(5u) != 0u), vyre_select((vk_ldn_b(5u) != 0u), 1u, 0u), 0u)));
         }
     }
 }

@@ -8,15 +8,15 @@ layout(std430, set = 0, binding = 0) readonly buffer vk_buf_a { uint a[]; };  //
 layout(std430, set = 0, binding = 1) readonly buffer vk_buf_b { uint b[]; };  // u32, ReadOnly
 layout(std430, set = 0, binding = 2) buffer vk_buf_v_out { uint v_out[]; };  // u32, ReadWrite
 
-uint vk_ld_a(uint vk_i) { uint vk_n = uint(a.length()); uint vk_x = a[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-uint vk_ld_b(uint vk_i) { uint vk_n = uint(b.length()); uint vk_x = b[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ldn_a(uint vk_i) { uint vk_x = a[vk_i]; return vk_x; }
+uint vk_ldn_b(uint vk_i) { uint vk_x = b[vk_i]; return vk_x; }
 void vk_st_v_out(uint vk_i, uint vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::math::algebra::join
         uint idx = gl_GlobalInvocationID.x;
         if (idx < 4u) {
-            vk_st_v_out(idx, (vk_ld_a(idx) | vk_ld_b(idx)));
+            vk_st_v_out(idx, (vk_ldn_a(idx) | vk_ldn_b(idx)));
         }
     }
 }

@@ -7,14 +7,14 @@ layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 layout(std430, set = 0, binding = 0) readonly buffer vk_buf_src { uint src[]; };  // u32, ReadOnly
 layout(std430, set = 0, binding = 1) buffer vk_buf_dst { uint dst[]; };  // u32, ReadWrite
 
-uint vk_ld_src(uint vk_i) { uint vk_n = uint(src.length()); uint vk_x = src[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ldn_src(uint vk_i) { uint vk_x = src[vk_i]; return vk_x; }
 void vk_st_dst(uint vk_i, uint vk_v) { if (vk_i < uint(dst.length())) dst[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::math::broadcast
         uint idx = gl_GlobalInvocationID.x;
         if (idx < 4u) {
-            vk_st_dst(idx, vk_ld_src(0u));
+            vk_st_dst(idx, vk_ldn_src(0u));
         }
     }
 }

@@ -43,7 +43,8 @@ bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
 float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_kernel(uint vk_i) { uint vk_n = uint(kernel.length()); float vk_x = kernel[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_v_input(uint vk_i) { float vk_x = v_input[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_kernel(uint vk_i) { float vk_x = kernel[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
@@ -54,15 +55,15 @@ void main() {
             uint x = vyre_mod_u32(v_flat, 4u);
             float acc = 0.0;
             {
-                acc = vyre_fadd(acc, vyre_select(vyre_and(vyre_truthy((y >= 1u)), vyre_truthy((x >= 1u))), vyre_fmul(vk_ld_v_input((((y - 1u) * 4u) + (x - 1u))), vk_ld_kernel(0u)), 0.0));
-                acc = vyre_fadd(acc, vyre_select(vyre_and(vyre_truthy((y >= 1u)), vyre_truthy(((x + 0u) < 4u))), vyre_fmul(vk_ld_v_input((((y - 1u) * 4u) + x)), vk_ld_kernel(1u)), 0.0));
-                acc = vyre_fadd(acc, vyre_select(vyre_and(vyre_truthy((y >= 1u)), vyre_truthy(((x + 1u) < 4u))), vyre_fmul(vk_ld_v_input((((y - 1u) * 4u) + (x + 1u))), vk_ld_kernel(2u)), 0.0));
-                acc = vyre_fadd(acc, vyre_select(vyre_and(vyre_truthy(((y + 0u) < 4u)), vyre_truthy((x >= 1u))), vyre_fmul(vk_ld_v_input(((y * 4u) + (x - 1u))), vk_ld_kernel(3u)), 0.0));
-                acc = vyre_fadd(acc, vyre_select(vyre_and(vyre_truthy(((y + 0u) < 4u)), vyre_truthy(((x + 0u) < 4u))), vyre_fmul(vk_ld_v_input(((y * 4u) + x)), vk_ld_kernel(4u)), 0.0));
-                acc = vyre_fadd(acc, vyre_select(vyre_and(vyre_truthy(((y + 0u) < 4u)), vyre_truthy(((x + 1u) < 4u))), vyre_fmul(vk_ld_v_input(((y * 4u) + (x + 1u))), vk_ld_kernel(5u)), 0.0));
-                acc = vyre_fadd(acc, vyre_select(vyre_and(vyre_truthy(((y + 1u) < 4u)), vyre_truthy((x >= 1u))), vyre_fmul(vk_ld_v_input((((y + 1u) * 4u) + (x - 1u))), vk_ld_kernel(6u)), 0.0));
-                acc = vyre_fadd(acc, vyre_select(vyre_and(vyre_truthy(((y + 1u) < 4u)), vyre_truthy(((x + 0u) < 4u))), vyre_fmul(vk_ld_v_input((((y + 1u) * 4u) + x)), vk_ld_kernel(7u)), 0.0));
-                acc = vyre_fadd(acc, vyre_select(vyre_and(vyre_truthy(((y + 1u) < 4u)), vyre_truthy(((x + 1u) < 4u))), vyre_fmul(vk_ld_v_input((((y + 1u) * 4u) + (x + 1u))), vk_ld_kernel(8u)), 0.0));
+                acc = vyre_fadd(acc, vyre_select(vyre_and(vyre_truthy((y >= 1u)), vyre_truthy((x >= 1u))), vyre_fmul(vk_ld_v_input((((y - 1u) * 4u) + (x - 1u))), vk_ldn_kernel(0u)), 0.0));
+                acc = vyre_fadd(acc, vyre_select(vyre_and(vyre_truthy((y >= 1u)), vyre_truthy(((x + 0u) < 4u))), vyre_fmul(vk_ld_v_input((((y - 1u) * 4u) + x)), vk_ldn_kernel(1u)), 0.0));
+                acc = vyre_fadd(acc, vyre_select(vyre_and(vyre_truthy((y >= 1u)), vyre_truthy(((x + 1u) < 4u))), vyre_fmul(vk_ld_v_input((((y - 1u) * 4u) + (x + 1u))), vk_ldn_kernel(2u)), 0.0));
+                acc = vyre_fadd(acc, vyre_select(vyre_and(vyre_truthy(((y + 0u) < 4u)), vyre_truthy((x >= 1u))), vyre_fmul(vk_ld_v_input(((y * 4u) + (x - 1u))), vk_ldn_kernel(3u)), 0.0));
+                acc = vyre_fadd(acc, vyre_select(vyre_and(vyre_truthy(((y + 0u) < 4u)), vyre_truthy(((x + 0u) < 4u))), vyre_fmul(vk_ldn_v_input(((y * 4u) + x)), vk_ldn_kernel(4u)), 0.0));
+                acc = vyre_fadd(acc, vyre_select(vyre_and(vyre_truthy(((y + 0u) < 4u)), vyre_truthy(((x + 1u) < 4u))), vyre_fmul(vk_ld_v_input(((y * 4u) + (x + 1u))), vk_ldn_kernel(5u)), 0.0));
+                acc = vyre_fadd(acc, vyre_select(vyre_and(vyre_truthy(((y + 1u) < 4u)), vyre_truthy((x >= 1u))), vyre_fmul(vk_ld_v_input((((y + 1u) * 4u) + (x - 1u))), vk_ldn_kernel(6u)), 0.0));
+                acc = vyre_fadd(acc, vyre_select(vyre_and(vyre_truthy(((y + 1u) < 4u)), vyre_truthy(((x + 0u) < 4u))), vyre_fmul(vk_ld_v_input((((y + 1u) * 4u) + x)), vk_ldn_kernel(7u)), 0.0));
+                acc = vyre_fadd(acc, vyre_select(vyre_and(vyre_truthy(((y + 1u) < 4u)), vyre_truthy(((x + 1u) < 4u))), vyre_fmul(vk_ld_v_input((((y + 1u) * 4u) + (x + 1u))), vk_ldn_kernel(8u)), 0.0));
             }
             vk_st_v_output(v_flat, acc);
         }

@@ -25,6 +25,7 @@ bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
 float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_v_input(uint vk_i) { float vk_x = v_input[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
@@ -38,7 +39,7 @@ void main() {
                 vk_st_v_output(((v_flat * 9u) + 1u), vyre_select(vyre_and(vyre_truthy((y >= 1u)), vyre_truthy(((x + 0u) < 4u))), vk_ld_v_input((((y - 1u) * 4u) + x)), 0.0));
                 vk_st_v_output(((v_flat * 9u) + 2u), vyre_select(vyre_and(vyre_truthy((y >= 1u)), vyre_truthy(((x + 1u) < 4u))), vk_ld_v_input((((y - 1u) * 4u) + (x + 1u))), 0.0));
                 vk_st_v_output(((v_flat * 9u) + 3u), vyre_select(vyre_and(vyre_truthy(((y + 0u) < 4u)), vyre_truthy((x >= 1u))), vk_ld_v_input(((y * 4u) + (x - 1u))), 0.0));
-                vk_st_v_output(((v_flat * 9u) + 4u), vyre_select(vyre_and(vyre_truthy(((y + 0u) < 4u)), vyre_truthy(((x + 0u) < 4u))), vk_ld_v_input(((y * 4u) + x)), 0.0));
+                vk_st_v_output(((v_flat * 9u) + 4u), vyre_select(vyre_and(vyre_truthy(((y + 0u) < 4u)), vyre_truthy(((x + 0u) < 4u))), vk_ldn_v_input(((y * 4u) + x)), 0.0));
                 vk_st_v_output(((v_flat * 9u) + 5u), vyre_select(vyre_and(vyre_truthy(((y + 0u) < 4u)), vyre_truthy(((x + 1u) < 4u))), vk_ld_v_input(((y * 4u) + (x + 1u))), 0.0));
                 vk_st_v_output(((v_flat * 9u) + 6u), vyre_select(vyre_and(vyre_truthy(((y + 1u) < 4u)), vyre_truthy((x >= 1u))), vk_ld_v_input((((y + 1u) * 4u) + (x - 1u))), 0.0));
                 vk_st_v_output(((v_flat * 9u) + 7u), vyre_select(vyre_and(vyre_truthy(((y + 1u) < 4u)), vyre_truthy(((x + 0u) < 4u))), vk_ld_v_input((((y + 1u) * 4u) + x)), 0.0));

@@ -13,9 +13,9 @@ bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
-uint vk_ld_lhs(uint vk_i) { uint vk_n = uint(lhs.length()); uint vk_x = lhs[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-uint vk_ld_rhs(uint vk_i) { uint vk_n = uint(rhs.length()); uint vk_x = rhs[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-uint vk_ld_dot_scratch(uint vk_i) { uint vk_n = 256u; uint vk_x = dot_scratch[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ldn_lhs(uint vk_i) { uint vk_x = lhs[vk_i]; return vk_x; }
+uint vk_ldn_rhs(uint vk_i) { uint vk_x = rhs[vk_i]; return vk_x; }
+uint vk_ldn_dot_scratch(uint vk_i) { uint vk_x = dot_scratch[vk_i]; return vk_x; }
 void vk_st_dot_scratch(uint vk_i, uint vk_v) { if (vk_i < 256u) dot_scratch[vk_i] = vk_v; }
 void vk_st_v_out(uint vk_i, uint vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vk_v; }
 
@@ -30,7 +30,7 @@ void main() {
                 for (uint chunk = 0u, vk_end1 = 1u; chunk < vk_end1; chunk++) {
                     uint idx = ((chunk * 256u) + local);
                     if (idx < 256u) {
-                        local_acc = (local_acc + (vk_ld_lhs(idx) * vk_ld_rhs(idx)));
+                        local_acc = (local_acc + (vk_ldn_lhs(idx) * vk_ldn_rhs(idx)));
                     }
                 }
                 vk_st_dot_scratch(local, local_acc);
@@ -40,55 +40,55 @@ void main() {
         {  // region vyre-primitives::reduce::workgroup_sum_u32
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 128u)))) {
                 if ((local + 128u) < 256u) {
-                    vk_st_dot_scratch(local, (vk_ld_dot_scratch(local) + vk_ld_dot_scratch((local + 128u))));
+                    vk_st_dot_scratch(local, (vk_ldn_dot_scratch(local) + vk_ldn_dot_scratch((local + 128u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 64u)))) {
                 if ((local + 64u) < 256u) {
-                    vk_st_dot_scratch(local, (vk_ld_dot_scratch(local) + vk_ld_dot_scratch((local + 64u))));
+                    vk_st_dot_scratch(local, (vk_ldn_dot_scratch(local) + vk_ldn_dot_scratch((local + 64u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 32u)))) {
                 if ((local + 32u) < 256u) {
-                    vk_st_dot_scratch(local, (vk_ld_dot_scratch(local) + vk_ld_dot_scratch((local + 32u))));
+                    vk_st_dot_scratch(local, (vk_ldn_dot_scratch(local) + vk_ldn_dot_scratch((local + 32u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 16u)))) {
                 if ((local + 16u) < 256u) {
-                    vk_st_dot_scratch(local, (vk_ld_dot_scratch(local) + vk_ld_dot_scratch((local + 16u))));
+                    vk_st_dot_scratch(local, (vk_ldn_dot_scratch(local) + vk_ldn_dot_scratch((local + 16u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 8u)))) {
                 if ((local + 8u) < 256u) {
-                    vk_st_dot_scratch(local, (vk_ld_dot_scratch(local) + vk_ld_dot_scratch((local + 8u))));
+                    vk_st_dot_scratch(local, (vk_ldn_dot_scratch(local) + vk_ldn_dot_scratch((local + 8u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 4u)))) {
                 if ((local + 4u) < 256u) {
-                    vk_st_dot_scratch(local, (vk_ld_dot_scratch(local) + vk_ld_dot_scratch((local + 4u))));
+                    vk_st_dot_scratch(local, (vk_ldn_dot_scratch(local) + vk_ldn_dot_scratch((local + 4u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 2u)))) {
                 if ((local + 2u) < 256u) {
-                    vk_st_dot_scratch(local, (vk_ld_dot_scratch(local) + vk_ld_dot_scratch((local + 2u))));
+                    vk_st_dot_scratch(local, (vk_ldn_dot_scratch(local) + vk_ldn_dot_scratch((local + 2u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 1u)))) {
                 if ((local + 1u) < 256u) {
-                    vk_st_dot_scratch(local, (vk_ld_dot_scratch(local) + vk_ld_dot_scratch((local + 1u))));
+                    vk_st_dot_scratch(local, (vk_ldn_dot_scratch(local) + vk_ldn_dot_scratch((local + 1u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
         }
         if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local == 0u)))) {
-            vk_st_v_out(0u, vk_ld_dot_scratch(0u));
+            vk_st_v_out(0u, vk_ldn_dot_scratch(0u));
         }
     }
 }

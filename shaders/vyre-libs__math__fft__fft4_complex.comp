@@ -28,19 +28,19 @@ float vyre_fsub(float a, float b) {
     precise float r = a - b; return vyre_canon(r);
 }
 
-float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_v_input(uint vk_i) { float vk_x = v_input[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::math::fft::fft4_complex
-        float x0r = vk_ld_v_input(0u);
-        float x0i = vk_ld_v_input(1u);
-        float x1r = vk_ld_v_input(2u);
-        float x1i = vk_ld_v_input(3u);
-        float x2r = vk_ld_v_input(4u);
-        float x2i = vk_ld_v_input(5u);
-        float x3r = vk_ld_v_input(6u);
-        float x3i = vk_ld_v_input(7u);
+        float x0r = vk_ldn_v_input(0u);
+        float x0i = vk_ldn_v_input(1u);
+        float x1r = vk_ldn_v_input(2u);
+        float x1i = vk_ldn_v_input(3u);
+        float x2r = vk_ldn_v_input(4u);
+        float x2i = vk_ldn_v_input(5u);
+        float x3r = vk_ldn_v_input(6u);
+        float x3i = vk_ldn_v_input(7u);
         vk_st_v_output(0u, vyre_fadd(vyre_fadd(x0r, x1r), vyre_fadd(x2r, x3r)));
         vk_st_v_output(1u, vyre_fadd(vyre_fadd(x0i, x1i), vyre_fadd(x2i, x3i)));
         vk_st_v_output(2u, vyre_fsub(vyre_fsub(vyre_fadd(x0r, x1i), x2r), x3i));

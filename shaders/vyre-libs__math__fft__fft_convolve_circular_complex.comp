@@ -45,15 +45,15 @@ int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
-float vk_ld_signal(uint vk_i) { uint vk_n = uint(signal.length()); float vk_x = signal[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_kernel(uint vk_i) { uint vk_n = uint(kernel.length()); float vk_x = kernel[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_signal_freq(uint vk_i) { uint vk_n = 8u; float vk_x = signal_freq[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+float vk_ldn_signal(uint vk_i) { float vk_x = signal[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_kernel(uint vk_i) { float vk_x = kernel[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_signal_freq(uint vk_i) { float vk_x = signal_freq[vk_i]; return vk_x; }
 void vk_st_signal_freq(uint vk_i, float vk_v) { if (vk_i < 8u) signal_freq[vk_i] = vyre_canon(vk_v); }
-float vk_ld_kernel_freq(uint vk_i) { uint vk_n = 8u; float vk_x = kernel_freq[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+float vk_ldn_kernel_freq(uint vk_i) { float vk_x = kernel_freq[vk_i]; return vk_x; }
 void vk_st_kernel_freq(uint vk_i, float vk_v) { if (vk_i < 8u) kernel_freq[vk_i] = vyre_canon(vk_v); }
-float vk_ld_product_freq(uint vk_i) { uint vk_n = 8u; float vk_x = product_freq[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+float vk_ldn_product_freq(uint vk_i) { float vk_x = product_freq[vk_i]; return vk_x; }
 void vk_st_product_freq(uint vk_i, float vk_v) { if (vk_i < 8u) product_freq[vk_i] = vyre_canon(vk_v); }
-float vk_ld_v_output(uint vk_i) { uint vk_n = uint(v_output.length()); float vk_x = v_output[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_v_output(uint vk_i) { float vk_x = v_output[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
@@ -64,48 +64,48 @@ void main() {
     {  // region vyre-libs::math::fft::fft_convolve_circular_complex
         {  // region vyre-libs::math::fft::fft_radix2
             {  // region vyre-libs::math::fft::fft_radix2
-                vk_st_signal_freq(0u, vk_ld_signal(0u));
-                vk_st_signal_freq(1u, vk_ld_signal(1u));
-                vk_st_signal_freq(2u, vk_ld_signal(4u));
-                vk_st_signal_freq(3u, vk_ld_signal(5u));
-                vk_st_signal_freq(4u, vk_ld_signal(2u));
-                vk_st_signal_freq(5u, vk_ld_signal(3u));
-                vk_st_signal_freq(6u, vk_ld_signal(6u));
-                vk_st_signal_freq(7u, vk_ld_signal(7u));
-                float u_re_s1_b0_k0 = vk_ld_signal_freq(0u);
-                float u_im_s1_b0_k0 = vk_ld_signal_freq(1u);
-                float l_re_s1_b0_k0 = vk_ld_signal_freq(2u);
-                float l_im_s1_b0_k0 = vk_ld_signal_freq(3u);
+                vk_st_signal_freq(0u, vk_ldn_signal(0u));
+                vk_st_signal_freq(1u, vk_ldn_signal(1u));
+                vk_st_signal_freq(2u, vk_ldn_signal(4u));
+                vk_st_signal_freq(3u, vk_ldn_signal(5u));
+                vk_st_signal_freq(4u, vk_ldn_signal(2u));
+                vk_st_signal_freq(5u, vk_ldn_signal(3u));
+                vk_st_signal_freq(6u, vk_ldn_signal(6u));
+                vk_st_signal_freq(7u, vk_ldn_signal(7u));
+                float u_re_s1_b0_k0 = vk_ldn_signal_freq(0u);
+                float u_im_s1_b0_k0 = vk_ldn_signal_freq(1u);
+                float l_re_s1_b0_k0 = vk_ldn_signal_freq(2u);
+                float l_im_s1_b0_k0 = vk_ldn_signal_freq(3u);
                 float t_re_s1_b0_k0 = vyre_fsub(vyre_fmul(1.0, l_re_s1_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_im_s1_b0_k0));
                 float t_im_s1_b0_k0 = vyre_fadd(vyre_fmul(1.0, l_im_s1_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_re_s1_b0_k0));
                 vk_st_signal_freq(0u, vyre_fadd(u_re_s1_b0_k0, t_re_s1_b0_k0));
                 vk_st_signal_freq(1u, vyre_fadd(u_im_s1_b0_k0, t_im_s1_b0_k0));
                 vk_st_signal_freq(2u, vyre_fsub(u_re_s1_b0_k0, t_re_s1_b0_k0));
                 vk_st_signal_freq(3u, vyre_fsub(u_im_s1_b0_k0, t_im_s1_b0_k0));
-                float u_re_s1_b2_k0 = vk_ld_signal_freq(4u);
-                float u_im_s1_b2_k0 = vk_ld_signal_freq(5u);
-                float l_re_s1_b2_k0 = vk_ld_signal_freq(6u);
-                float l_im_s1_b2_k0 = vk_ld_signal_freq(7u);
+                float u_re_s1_b2_k0 = vk_ldn_signal_freq(4u);
+                float u_im_s1_b2_k0 = vk_ldn_signal_freq(5u);
+                float l_re_s1_b2_k0 = vk_ldn_signal_freq(6u);
+                float l_im_s1_b2_k0 = vk_ldn_signal_freq(7u);
                 float t_re_s1_b2_k0 = vyre_fsub(vyre_fmul(1.0, l_re_s1_b2_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_im_s1_b2_k0));
                 float t_im_s1_b2_k0 = vyre_fadd(vyre_fmul(1.0, l_im_s1_b2_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_re_s1_b2_k0));
                 vk_st_signal_freq(4u, vyre_fadd(u_re_s1_b2_k0, t_re_s1_b2_k0));
                 vk_st_signal_freq(5u, vyre_fadd(u_im_s1_b2_k0, t_im_s1_b2_k0));
                 vk_st_signal_freq(6u, vyre_fsub(u_re_s1_b2_k0, t_re_s1_b2_k0));
                 vk_st_signal_freq(7u, vyre_fsub(u_im_s1_b2_k0, t_im_s1_b2_k0));
-                float u_re_s2_b0_k0 = vk_ld_signal_freq(0u);
-                float u_im_s2_b0_k0 = vk_ld_signal_freq(1u);
-                float l_re_s2_b0_k0 = vk_ld_signal_freq(4u);
-                float l_im_s2_b0_k0 = vk_ld_signal_freq(5u);
+                float u_re_s2_b0_k0 = vk_ldn_signal_freq(0u);
+                float u_im_s2_b0_k0 = vk_ldn_signal_freq(1u);
+                float l_re_s2_b0_k0 = vk_ldn_signal_freq(4u);
+                float l_im_s2_b0_k0 = vk_ldn_signal_freq(5u);
                 float t_re_s2_b0_k0 = vyre_fsub(vyre_fmul(1.0, l_re_s2_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_im_s2_b0_k0));
                 float t_im_s2_b0_k0 = vyre_fadd(vyre_fmul(1.0, l_im_s2_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_re_s2_b0_k0));
                 vk_st_signal_freq(0u, vyre_fadd(u_re_s2_b0_k0, t_re_s2_b0_k0));
                 vk_st_signal_freq(1u, vyre_fadd(u_im_s2_b0_k0, t_im_s2_b0_k0));
                 vk_st_signal_freq(4u, vyre_fsub(u_re_s2_b0_k0, t_re_s2_b0_k0));
                 vk_st_signal_freq(5u, vyre_fsub(u_im_s2_b0_k0, t_im_s2_b0_k0));
-                float u_re_s2_b0_k1 = vk_ld_signal_freq(2u);
-                float u_im_s2_b0_k1 = vk_ld_signal_freq(3u);
-                float l_re_s2_b0_k1 = vk_ld_signal_freq(6u);
-                float l_im_s2_b0_k1 = vk_ld_signal_freq(7u);
+                float u_re_s2_b0_k1 = vk_ldn_signal_freq(2u);
+                float u_im_s2_b0_k1 = vk_ldn_signal_freq(3u);
+                float l_re_s2_b0_k1 = vk_ldn_signal_freq(6u);
+                float l_im_s2_b0_k1 = vk_ldn_signal_freq(7u);
                 float t_re_s2_b0_k1 = vyre_fsub(vyre_fmul((-4.371138828673793e-08), l_re_s2_b0_k1), vyre_fmul((-1.0), l_im_s2_b0_k1));
                 float t_im_s2_b0_k1 = vyre_fadd(vyre_fmul((-4.371138828673793e-08), l_im_s2_b0_k1), vyre_fmul((-1.0), l_re_s2_b0_k1));
                 vk_st_signal_freq(2u, vyre_fadd(u_re_s2_b0_k1, t_re_s2_b0_k1));
@@ -116,48 +116,48 @@ void main() {
         }
         {  // region vyre-libs::math::fft::fft_radix2
             {  // region vyre-libs::math::fft::fft_radix2
-                vk_st_kernel_freq(0u, vk_ld_kernel(0u));
-                vk_st_kernel_freq(1u, vk_ld_kernel(1u));
-                vk_st_kernel_freq(2u, vk_ld_kernel(4u));
-                vk_st_kernel_freq(3u, vk_ld_kernel(5u));
-                vk_st_kernel_freq(4u, vk_ld_kernel(2u));
-                vk_st_kernel_freq(5u, vk_ld_kernel(3u));
-                vk_st_kernel_freq(6u, vk_ld_kernel(6u));
-                vk_st_kernel_freq(7u, vk_ld_kernel(7u));
-                float u_re_s1_b0_k0 = vk_ld_kernel_freq(0u);
-                float u_im_s1_b0_k0 = vk_ld_kernel_freq(1u);
-                float l_re_s1_b0_k0 = vk_ld_kernel_freq(2u);
-                float l_im_s1_b0_k0 = vk_ld_kernel_freq(3u);
+                vk_st_kernel_freq(0u, vk_ldn_kernel(0u));
+                vk_st_kernel_freq(1u, vk_ldn_kernel(1u));
+                vk_st_kernel_freq(2u, vk_ldn_kernel(4u));
+                vk_st_kernel_freq(3u, vk_ldn_kernel(5u));
+                vk_st_kernel_freq(4u, vk_ldn_kernel(2u));
+                vk_st_kernel_freq(5u, vk_ldn_kernel(3u));
+                vk_st_kernel_freq(6u, vk_ldn_kernel(6u));
+                vk_st_kernel_freq(7u, vk_ldn_kernel(7u));
+                float u_re_s1_b0_k0 = vk_ldn_kernel_freq(0u);
+                float u_im_s1_b0_k0 = vk_ldn_kernel_freq(1u);
+                float l_re_s1_b0_k0 = vk_ldn_kernel_freq(2u);
+                float l_im_s1_b0_k0 = vk_ldn_kernel_freq(3u);
                 float t_re_s1_b0_k0 = vyre_fsub(vyre_fmul(1.0, l_re_s1_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_im_s1_b0_k0));
                 float t_im_s1_b0_k0 = vyre_fadd(vyre_fmul(1.0, l_im_s1_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_re_s1_b0_k0));
                 vk_st_kernel_freq(0u, vyre_fadd(u_re_s1_b0_k0, t_re_s1_b0_k0));
                 vk_st_kernel_freq(1u, vyre_fadd(u_im_s1_b0_k0, t_im_s1_b0_k0));
                 vk_st_kernel_freq(2u, vyre_fsub(u_re_s1_b0_k0, t_re_s1_b0_k0));
                 vk_st_kernel_freq(3u, vyre_fsub(u_im_s1_b0_k0, t_im_s1_b0_k0));
-                float u_re_s1_b2_k0 = vk_ld_kernel_freq(4u);
-                float u_im_s1_b2_k0 = vk_ld_kernel_freq(5u);
-                float l_re_s1_b2_k0 = vk_ld_kernel_freq(6u);
-                float l_im_s1_b2_k0 = vk_ld_kernel_freq(7u);
+                float u_re_s1_b2_k0 = vk_ldn_kernel_freq(4u);
+                float u_im_s1_b2_k0 = vk_ldn_kernel_freq(5u);
+                float l_re_s1_b2_k0 = vk_ldn_kernel_freq(6u);
+                float l_im_s1_b2_k0 = vk_ldn_kernel_freq(7u);
                 float t_re_s1_b2_k0 = vyre_fsub(vyre_fmul(1.0, l_re_s1_b2_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_im_s1_b2_k0));
                 float t_im_s1_b2_k0 = vyre_fadd(vyre_fmul(1.0, l_im_s1_b2_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_re_s1_b2_k0));
                 vk_st_kernel_freq(4u, vyre_fadd(u_re_s1_b2_k0, t_re_s1_b2_k0));
                 vk_st_kernel_freq(5u, vyre_fadd(u_im_s1_b2_k0, t_im_s1_b2_k0));
                 vk_st_kernel_freq(6u, vyre_fsub(u_re_s1_b2_k0, t_re_s1_b2_k0));
                 vk_st_kernel_freq(7u, vyre_fsub(u_im_s1_b2_k0, t_im_s1_b2_k0));
-                float u_re_s2_b0_k0 = vk_ld_kernel_freq(0u);
-                float u_im_s2_b0_k0 = vk_ld_kernel_freq(1u);
-                float l_re_s2_b0_k0 = vk_ld_kernel_freq(4u);
-                float l_im_s2_b0_k0 = vk_ld_kernel_freq(5u);
+                float u_re_s2_b0_k0 = vk_ldn_kernel_freq(0u);
+                float u_im_s2_b0_k0 = vk_ldn_kernel_freq(1u);
+                float l_re_s2_b0_k0 = vk_ldn_kernel_freq(4u);
+                float l_im_s2_b0_k0 = vk_ldn_kernel_freq(5u);
                 float t_re_s2_b0_k0 = vyre_fsub(vyre_fmul(1.0, l_re_s2_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_im_s2_b0_k0));
                 float t_im_s2_b0_k0 = vyre_fadd(vyre_fmul(1.0, l_im_s2_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_re_s2_b0_k0));
                 vk_st_kernel_freq(0u, vyre_fadd(u_re_s2_b0_k0, t_re_s2_b0_k0));
                 vk_st_kernel_freq(1u, vyre_fadd(u_im_s2_b0_k0, t_im_s2_b0_k0));
                 vk_st_kernel_freq(4u, vyre_fsub(u_re_s2_b0_k0, t_re_s2_b0_k0));
                 vk_st_kernel_freq(5u, vyre_fsub(u_im_s2_b0_k0, t_im_s2_b0_k0));
-                float u_re_s2_b0_k1 = vk_ld_kernel_freq(2u);
-                float u_im_s2_b0_k1 = vk_ld_kernel_freq(3u);
-                float l_re_s2_b0_k1 = vk_ld_kernel_freq(6u);
-                float l_im_s2_b0_k1 = vk_ld_kernel_freq(7u);
+                float u_re_s2_b0_k1 = vk_ldn_kernel_freq(2u);
+                float u_im_s2_b0_k1 = vk_ldn_kernel_freq(3u);
+                float l_re_s2_b0_k1 = vk_ldn_kernel_freq(6u);
+                float l_im_s2_b0_k1 = vk_ldn_kernel_freq(7u);
                 float t_re_s2_b0_k1 = vyre_fsub(vyre_fmul((-4.371138828673793e-08), l_re_s2_b0_k1), vyre_fmul((-1.0), l_im_s2_b0_k1));
                 float t_im_s2_b0_k1 = vyre_fadd(vyre_fmul((-4.371138828673793e-08), l_im_s2_b0_k1), vyre_fmul((-1.0), l_re_s2_b0_k1));
                 vk_st_kernel_freq(2u, vyre_fadd(u_re_s2_b0_k1, t_re_s2_b0_k1));
@@ -167,34 +167,34 @@ void main() {
             }
         }
         {  // region vyre-libs::math::fft::pointwise_complex_multiply_conjugate
-            float a_re_0 = vk_ld_signal_freq(0u);
-            float a_im_0 = vk_ld_signal_freq(1u);
-            float b_re_0 = vk_ld_kernel_freq(0u);
-            float b_im_0 = vk_ld_kernel_freq(1u);
+            float a_re_0 = vk_ldn_signal_freq(0u);
+            float a_im_0 = vk_ldn_signal_freq(1u);
+            float b_re_0 = vk_ldn_kernel_freq(0u);
+            float b_im_0 = vk_ldn_kernel_freq(1u);
             float prod_re_0 = vyre_fsub(vyre_fmul(a_re_0, b_re_0), vyre_fmul(a_im_0, b_im_0));
             float prod_im_0 = vyre_fadd(vyre_fmul(a_re_0, b_im_0), vyre_fmul(a_im_0, b_re_0));
             vk_st_product_freq(0u, prod_re_0);
             vk_st_product_freq(1u, vyre_canon(-(prod_im_0)));
-            float a_re_1 = vk_ld_signal_freq(2u);
-            float a_im_1 = vk_ld_signal_freq(3u);
-            float b_re_1 = vk_ld_kernel_freq(2u);
-            float b_im_1 = vk_ld_kernel_freq(3u);
+            float a_re_1 = vk_ldn_signal_freq(2u);
+            float a_im_1 = vk_ldn_signal_freq(3u);
+            float b_re_1 = vk_ldn_kernel_freq(2u);
+            float b_im_1 = vk_ldn_kernel_freq(3u);
             float prod_re_1 = vyre_fsub(vyre_fmul(a_re_1, b_re_1), vyre_fmul(a_im_1, b_im_1));
             float prod_im_1 = vyre_fadd(vyre_fmul(a_re_1, b_im_1), vyre_fmul(a_im_1, b_re_1));
             vk_st_product_freq(2u, prod_re_1);
             vk_st_product_freq(3u, vyre_canon(-(prod_im_1)));
-            float a_re_2 = vk_ld_signal_freq(4u);
-            float a_im_2 = vk_ld_signal_freq(5u);
-            float b_re_2 = vk_ld_kernel_freq(4u);
-            float b_im_2 = vk_ld_kernel_freq(5u);
+            float a_re_2 = vk_ldn_signal_freq(4u);
+            float a_im_2 = vk_ldn_signal_freq(5u);
+            float b_re_2 = vk_ldn_kernel_freq(4u);
+            float b_im_2 = vk_ldn_kernel_freq(5u);
             float prod_re_2 = vyre_fsub(vyre_fmul(a_re_2, b_re_2), vyre_fmul(a_im_2, b_im_2));
             float prod_im_2 = vyre_fadd(vyre_fmul(a_re_2, b_im_2), vyre_fmul(a_im_2, b_re_2));
             vk_st_product_freq(4u, prod_re_2);
             vk_st_product_freq(5u, vyre_canon(-(prod_im_2)));
-            float a_re_3 = vk_ld_signal_freq(6u);
-            float a_im_3 = vk_ld_signal_freq(7u);
-            float b_re_3 = vk_ld_kernel_freq(6u);
-            float b_im_3 = vk_ld_kernel_freq(7u);
+            float a_re_3 = vk_ldn_signal_freq(6u);
+            float a_im_3 = vk_ldn_signal_freq(7u);
+            float b_re_3 = vk_ldn_kernel_freq(6u);
+            float b_im_3 = vk_ldn_kernel_freq(7u);
             float prod_re_3 = vyre_fsub(vyre_fmul(a_re_3, b_re_3), vyre_fmul(a_im_3, b_im_3));
             float prod_im_3 = vyre_fadd(vyre_fmul(a_re_3, b_im_3), vyre_fmul(a_im_3, b_re_3));
             vk_st_product_freq(6u, prod_re_3);
@@ -202,48 +202,48 @@ void main() {
         }
         {  // region vyre-libs::math::fft::fft_radix2
             {  // region vyre-libs::math::fft::fft_radix2
-                vk_st_v_output(0u, vk_ld_product_freq(0u));
-                vk_st_v_output(1u, vk_ld_product_freq(1u));
-                vk_st_v_output(2u, vk_ld_product_freq(4u));
-                vk_st_v_output(3u, vk_ld_product_freq(5u));
-                vk_st_v_output(4u, vk_ld_product_freq(2u));
-                vk_st_v_output(5u, vk_ld_product_freq(3u));
-                vk_st_v_output(6u, vk_ld_product_freq(6u));
-                vk_st_v_output(7u, vk_ld_product_freq(7u));
-                float u_re_s1_b0_k0 = vk_ld_v_output(0u);
-                float u_im_s1_b0_k0 = vk_ld_v_output(1u);
-                float l_re_s1_b0_k0 = vk_ld_v_output(2u);
-                float l_im_s1_b0_k0 = vk_ld_v_output(3u);
+                vk_st_v_output(0u, vk_ldn_product_freq(0u));
+                vk_st_v_output(1u, vk_ldn_product_freq(1u));
+                vk_st_v_output(2u, vk_ldn_product_freq(4u));
+                vk_st_v_output(3u, vk_ldn_product_freq(5u));
+                vk_st_v_output(4u, vk_ldn_product_freq(2u));
+                vk_st_v_output(5u, vk_ldn_product_freq(3u));
+                vk_st_v_output(6u, vk_ldn_product_freq(6u));
+                vk_st_v_output(7u, vk_ldn_product_freq(7u));
+                float u_re_s1_b0_k0 = vk_ldn_v_output(0u);
+                float u_im_s1_b0_k0 = vk_ldn_v_output(1u);
+                float l_re_s1_b0_k0 = vk_ldn_v_output(2u);
+                float l_im_s1_b0_k0 = vk_ldn_v_output(3u);
                 float t_re_s1_b0_k0 = vyre_fsub(vyre_fmul(1.0, l_re_s1_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_im_s1_b0_k0));
                 float t_im_s1_b0_k0 = vyre_fadd(vyre_fmul(1.0, l_im_s1_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_re_s1_b0_k0));
                 vk_st_v_output(0u, vyre_fadd(u_re_s1_b0_k0, t_re_s1_b0_k0));
                 vk_st_v_output(1u, vyre_fadd(u_im_s1_b0_k0, t_im_s1_b0_k0));
                 vk_st_v_output(2u, vyre_fsub(u_re_s1_b0_k0, t_re_s1_b0_k0));
                 vk_st_v_output(3u, vyre_fsub(u_im_s1_b0_k0, t_im_s1_b0_k0));
-                float u_re_s1_b2_k0 = vk_ld_v_output(4u);
-                float u_im_s1_b2_k0 = vk_ld_v_output(5u);
-                float l_re_s1_b2_k0 = vk_ld_v_output(6u);
-                float l_im_s1_b2_k0 = vk_ld_v_output(7u);
+                float u_re_s1_b2_k0 = vk_ldn_v_output(4u);
+                float u_im_s1_b2_k0 = vk_ldn_v_output(5u);
+                float l_re_s1_b2_k0 = vk_ldn_v_output(6u);
+                float l_im_s1_b2_k0 = vk_ldn_v_output(7u);
                 float t_re_s1_b2_k0 = vyre_fsub(vyre_fmul(1.0, l_re_s1_b2_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_im_s1_b2_k0));
                 float t_im_s1_b2_k0 = vyre_fadd(vyre_fmul(1.0, l_im_s1_b2_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_re_s1_b2_k0));
                 vk_st_v_output(4u, vyre_fadd(u_re_s1_b2_k0, t_re_s1_b2_k0));
                 vk_st_v_output(5u, vyre_fadd(u_im_s1_b2_k0, t_im_s1_b2_k0));
                 vk_st_v_output(6u, vyre_fsub(u_re_s1_b2_k0, t_re_s1_b2_k0));
                 vk_st_v_output(7u, vyre_fsub(u_im_s1_b2_k0, t_im_s1_b2_k0));
-                float u_re_s2_b0_k0 = vk_ld_v_output(0u);
-                float u_im_s2_b0_k0 = vk_ld_v_output(1u);
-                float l_re_s2_b0_k0 = vk_ld_v_output(4u);
-                float l_im_s2_b0_k0 = vk_ld_v_output(5u);
+                float u_re_s2_b0_k0 = vk_ldn_v_output(0u);
+                float u_im_s2_b0_k0 = vk_ldn_v_output(1u);
+                float l_re_s2_b0_k0 = vk_ldn_v_output(4u);
+                float l_im_s2_b0_k0 = vk_ldn_v_output(5u);
                 float t_re_s2_b0_k0 = vyre_fsub(vyre_fmul(1.0, l_re_s2_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_im_s2_b0_k0));
                 float t_im_s2_b0_k0 = vyre_fadd(vyre_fmul(1.0, l_im_s2_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_re_s2_b0_k0));
                 vk_st_v_output(0u, vyre_fadd(u_re_s2_b0_k0, t_re_s2_b0_k0));
                 vk_st_v_output(1u, vyre_fadd(u_im_s2_b0_k0, t_im_s2_b0_k0));
                 vk_st_v_output(4u, vyre_fsub(u_re_s2_b0_k0, t_re_s2_b0_k0));
                 vk_st_v_output(5u, vyre_fsub(u_im_s2_b0_k0, t_im_s2_b0_k0));
-                float u_re_s2_b0_k1 = vk_ld_v_output(2u);
-                float u_im_s2_b0_k1 = vk_ld_v_output(3u);
-                float l_re_s2_b0_k1 = vk_ld_v_output(6u);
-                float l_im_s2_b0_k1 = vk_ld_v_output(7u);
+                float u_re_s2_b0_k1 = vk_ldn_v_output(2u);
+                float u_im_s2_b0_k1 = vk_ldn_v_output(3u);
+                float l_re_s2_b0_k1 = vk_ldn_v_output(6u);
+                float l_im_s2_b0_k1 = vk_ldn_v_output(7u);
                 float t_re_s2_b0_k1 = vyre_fsub(vyre_fmul((-4.371138828673793e-08), l_re_s2_b0_k1), vyre_fmul((-1.0), l_im_s2_b0_k1));
                 float t_im_s2_b0_k1 = vyre_fadd(vyre_fmul((-4.371138828673793e-08), l_im_s2_b0_k1), vyre_fmul((-1.0), l_re_s2_b0_k1));
                 vk_st_v_output(2u, vyre_fadd(u_re_s2_b0_k1, t_re_s2_b0_k1));
@@ -253,26 +253,26 @@ void main() {
             }
         }
         {  // region vyre-libs::math::fft::scale_conjugate_inverse
-            float ifft_re_0 = vk_ld_v_output(0u);
-            float ifft_im_0 = vk_ld_v_output(1u);
+            float ifft_re_0 = vk_ldn_v_output(0u);
+            float ifft_im_0 = vk_ldn_v_output(1u);
             float ifft_scaled_re_0 = vyre_fmul(ifft_re_0, 0.25);
             float ifft_scaled_im_0 = vyre_fmul(vyre_canon(-(ifft_im_0)), 0.25);
             vk_st_v_output(0u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_re_0) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_re_0));
             vk_st_v_output(1u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_im_0) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_im_0));
-            float ifft_re_1 = vk_ld_v_output(2u);
-            float ifft_im_1 = vk_ld_v_output(3u);
+            float ifft_re_1 = vk_ldn_v_output(2u);
+            float ifft_im_1 = vk_ldn_v_output(3u);
             float ifft_scaled_re_1 = vyre_fmul(ifft_re_1, 0.25);
             float ifft_scaled_im_1 = vyre_fmul(vyre_canon(-(ifft_im_1)), 0.25);
             vk_st_v_output(2u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_re_1) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_re_1));
             vk_st_v_output(3u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_im_1) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_im_1));
-            float ifft_re_2 = vk_ld_v_output(4u);
-            float ifft_im_2 = vk_ld_v_output(5u);
+            float ifft_re_2 = vk_ldn_v_output(4u);
+            float ifft_im_2 = vk_ldn_v_output(5u);
             float ifft_scaled_re_2 = vyre_fmul(ifft_re_2, 0.25);
             float ifft_scaled_im_2 = vyre_fmul(vyre_canon(-(ifft_im_2)), 0.25);
             vk_st_v_output(4u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_re_2) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_re_2));
             vk_st_v_output(5u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_im_2) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_im_2));
-            float ifft_re_3 = vk_ld_v_output(6u);
-            float ifft_im_3 = vk_ld_v_output(7u);
+            float ifft_re_3 = vk_ldn_v_output(6u);
+            float ifft_im_3 = vk_ldn_v_output(7u);
             float ifft_scaled_re_3 = vyre_fmul(ifft_re_3, 0.25);
             float ifft_scaled_im_3 = vyre_fmul(vyre_canon(-(ifft_im_3)), 0.25);
             vk_st_v_output(6u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_re_3) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_re_3));

@@ -37,54 +37,54 @@ float vyre_fmul(float a, float b) {
     precise float r = a * b; return vyre_canon(r);
 }
 
-float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_v_output(uint vk_i) { uint vk_n = uint(v_output.length()); float vk_x = v_output[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_v_input(uint vk_i) { float vk_x = v_input[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_v_output(uint vk_i) { float vk_x = v_output[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::math::fft::fft_radix2
-        vk_st_v_output(0u, vk_ld_v_input(0u));
-        vk_st_v_output(1u, vk_ld_v_input(1u));
-        vk_st_v_output(2u, vk_ld_v_input(4u));
-        vk_st_v_output(3u, vk_ld_v_input(5u));
-        vk_st_v_output(4u, vk_ld_v_input(2u));
-        vk_st_v_output(5u, vk_ld_v_input(3u));
-        vk_st_v_output(6u, vk_ld_v_input(6u));
-        vk_st_v_output(7u, vk_ld_v_input(7u));
-        float u_re_s1_b0_k0 = vk_ld_v_output(0u);
-        float u_im_s1_b0_k0 = vk_ld_v_output(1u);
-        float l_re_s1_b0_k0 = vk_ld_v_output(2u);
-        float l_im_s1_b0_k0 = vk_ld_v_output(3u);
+        vk_st_v_output(0u, vk_ldn_v_input(0u));
+        vk_st_v_output(1u, vk_ldn_v_input(1u));
+        vk_st_v_output(2u, vk_ldn_v_input(4u));
+        vk_st_v_output(3u, vk_ldn_v_input(5u));
+        vk_st_v_output(4u, vk_ldn_v_input(2u));
+        vk_st_v_output(5u, vk_ldn_v_input(3u));
+        vk_st_v_output(6u, vk_ldn_v_input(6u));
+        vk_st_v_output(7u, vk_ldn_v_input(7u));
+        float u_re_s1_b0_k0 = vk_ldn_v_output(0u);
+        float u_im_s1_b0_k0 = vk_ldn_v_output(1u);
+        float l_re_s1_b0_k0 = vk_ldn_v_output(2u);
+        float l_im_s1_b0_k0 = vk_ldn_v_output(3u);
         float t_re_s1_b0_k0 = vyre_fsub(vyre_fmul(1.0, l_re_s1_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_im_s1_b0_k0));
         float t_im_s1_b0_k0 = vyre_fadd(vyre_fmul(1.0, l_im_s1_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_re_s1_b0_k0));
         vk_st_v_output(0u, vyre_fadd(u_re_s1_b0_k0, t_re_s1_b0_k0));
         vk_st_v_output(1u, vyre_fadd(u_im_s1_b0_k0, t_im_s1_b0_k0));
         vk_st_v_output(2u, vyre_fsub(u_re_s1_b0_k0, t_re_s1_b0_k0));
         vk_st_v_output(3u, vyre_fsub(u_im_s1_b0_k0, t_im_s1_b0_k0));
-        float u_re_s1_b2_k0 = vk_ld_v_output(4u);
-        float u_im_s1_b2_k0 = vk_ld_v_output(5u);
-        float l_re_s1_b2_k0 = vk_ld_v_output(6u);
-        float l_im_s1_b2_k0 = vk_ld_v_output(7u);
+        float u_re_s1_b2_k0 = vk_ldn_v_output(4u);
+        float u_im_s1_b2_k0 = vk_ldn_v_output(5u);
+        float l_re_s1_b2_k0 = vk_ldn_v_output(6u);
+        float l_im_s1_b2_k0 = vk_ldn_v_output(7u);
         float t_re_s1_b2_k0 = vyre_fsub(vyre_fmul(1.0, l_re_s1_b2_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_im_s1_b2_k0));
         float t_im_s1_b2_k0 = vyre_fadd(vyre_fmul(1.0, l_im_s1_b2_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_re_s1_b2_k0));
         vk_st_v_output(4u, vyre_fadd(u_re_s1_b2_k0, t_re_s1_b2_k0));
         vk_st_v_output(5u, vyre_fadd(u_im_s1_b2_k0, t_im_s1_b2_k0));
         vk_st_v_output(6u, vyre_fsub(u_re_s1_b2_k0, t_re_s1_b2_k0));
         vk_st_v_output(7u, vyre_fsub(u_im_s1_b2_k0, t_im_s1_b2_k0));
-        float u_re_s2_b0_k0 = vk_ld_v_output(0u);
-        float u_im_s2_b0_k0 = vk_ld_v_output(1u);
-        float l_re_s2_b0_k0 = vk_ld_v_output(4u);
-        float l_im_s2_b0_k0 = vk_ld_v_output(5u);
+        float u_re_s2_b0_k0 = vk_ldn_v_output(0u);
+        float u_im_s2_b0_k0 = vk_ldn_v_output(1u);
+        float l_re_s2_b0_k0 = vk_ldn_v_output(4u);
+        float l_im_s2_b0_k0 = vk_ldn_v_output(5u);
         float t_re_s2_b0_k0 = vyre_fsub(vyre_fmul(1.0, l_re_s2_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_im_s2_b0_k0));
         float t_im_s2_b0_k0 = vyre_fadd(vyre_fmul(1.0, l_im_s2_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), l_re_s2_b0_k0));
         vk_st_v_output(0u, vyre_fadd(u_re_s2_b0_k0, t_re_s2_b0_k0));
         vk_st_v_output(1u, vyre_fadd(u_im_s2_b0_k0, t_im_s2_b0_k0));
         vk_st_v_output(4u, vyre_fsub(u_re_s2_b0_k0, t_re_s2_b0_k0));
         vk_st_v_output(5u, vyre_fsub(u_im_s2_b0_k0, t_im_s2_b0_k0));
-        float u_re_s2_b0_k1 = vk_ld_v_output(2u);
-        float u_im_s2_b0_k1 = vk_ld_v_output(3u);
-        float l_re_s2_b0_k1 = vk_ld_v_output(6u);
-        float l_im_s2_b0_k1 = vk_ld_v_output(7u);
+        float u_re_s2_b0_k1 = vk_ldn_v_output(2u);
+        float u_im_s2_b0_k1 = vk_ldn_v_output(3u);
+        float l_re_s2_b0_k1 = vk_ldn_v_output(6u);
+        float l_im_s2_b0_k1 = vk_ldn_v_output(7u);
         float t_re_s2_b0_k1 = vyre_fsub(vyre_fmul((-4.371138828673793e-08), l_re_s2_b0_k1), vyre_fmul((-1.0), l_im_s2_b0_k1));
         float t_im_s2_b0_k1 = vyre_fadd(vyre_fmul((-4.371138828673793e-08), l_im_s2_b0_k1), vyre_fmul((-1.0), l_re_s2_b0_k1));
         vk_st_v_output(2u, vyre_fadd(u_re_s2_b0_k1, t_re_s2_b0_k1));

@@ -38,40 +38,40 @@ float vyre_fmul(float a, float b) {
     precise float r = a * b; return vyre_canon(r);
 }
 
-float vk_ld_signal_freq(uint vk_i) { uint vk_n = uint(signal_freq.length()); float vk_x = signal_freq[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_kernel_freq(uint vk_i) { uint vk_n = uint(kernel_freq.length()); float vk_x = kernel_freq[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_signal_freq(uint vk_i) { float vk_x = signal_freq[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_kernel_freq(uint vk_i) { float vk_x = kernel_freq[vk_i]; return vyre_canon(vk_x); }
 void vk_st_product_freq(uint vk_i, float vk_v) { if (vk_i < uint(product_freq.length())) product_freq[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::math::fft::pointwise_complex_multiply_conjugate
-        float a_re_0 = vk_ld_signal_freq(0u);
-        float a_im_0 = vk_ld_signal_freq(1u);
-        float b_re_0 = vk_ld_kernel_freq(0u);
-        float b_im_0 = vk_ld_kernel_freq(1u);
+        float a_re_0 = vk_ldn_signal_freq(0u);
+        float a_im_0 = vk_ldn_signal_freq(1u);
+        float b_re_0 = vk_ldn_kernel_freq(0u);
+        float b_im_0 = vk_ldn_kernel_freq(1u);
         float prod_re_0 = vyre_fsub(vyre_fmul(a_re_0, b_re_0), vyre_fmul(a_im_0, b_im_0));
         float prod_im_0 = vyre_fadd(vyre_fmul(a_re_0, b_im_0), vyre_fmul(a_im_0, b_re_0));
         vk_st_product_freq(0u, prod_re_0);
         vk_st_product_freq(1u, vyre_canon(-(prod_im_0)));
-        float a_re_1 = vk_ld_signal_freq(2u);
-        float a_im_1 = vk_ld_signal_freq(3u);
-        float b_re_1 = vk_ld_kernel_freq(2u);
-        float b_im_1 = vk_ld_kernel_freq(3u);
+        float a_re_1 = vk_ldn_signal_freq(2u);
+        float a_im_1 = vk_ldn_signal_freq(3u);
+        float b_re_1 = vk_ldn_kernel_freq(2u);
+        float b_im_1 = vk_ldn_kernel_freq(3u);
         float prod_re_1 = vyre_fsub(vyre_fmul(a_re_1, b_re_1), vyre_fmul(a_im_1, b_im_1));
         float prod_im_1 = vyre_fadd(vyre_fmul(a_re_1, b_im_1), vyre_fmul(a_im_1, b_re_1));
         vk_st_product_freq(2u, prod_re_1);
         vk_st_product_freq(3u, vyre_canon(-(prod_im_1)));
-        float a_re_2 = vk_ld_signal_freq(4u);
-        float a_im_2 = vk_ld_signal_freq(5u);
-        float b_re_2 = vk_ld_kernel_freq(4u);
-        float b_im_2 = vk_ld_kernel_freq(5u);
+        float a_re_2 = vk_ldn_signal_freq(4u);
+        float a_im_2 = vk_ldn_signal_freq(5u);
+        float b_re_2 = vk_ldn_kernel_freq(4u);
+        float b_im_2 = vk_ldn_kernel_freq(5u);
         float prod_re_2 = vyre_fsub(vyre_fmul(a_re_2, b_re_2), vyre_fmul(a_im_2, b_im_2));
         float prod_im_2 = vyre_fadd(vyre_fmul(a_re_2, b_im_2), vyre_fmul(a_im_2, b_re_2));
         vk_st_product_freq(4u, prod_re_2);
         vk_st_product_freq(5u, vyre_canon(-(prod_im_2)));
-        float a_re_3 = vk_ld_signal_freq(6u);
-        float a_im_3 = vk_ld_signal_freq(7u);
-        float b_re_3 = vk_ld_kernel_freq(6u);
-        float b_im_3 = vk_ld_kernel_freq(7u);
+        float a_re_3 = vk_ldn_signal_freq(6u);
+        float a_im_3 = vk_ldn_signal_freq(7u);
+        float b_re_3 = vk_ldn_kernel_freq(6u);
+        float b_im_3 = vk_ldn_kernel_freq(7u);
         float prod_re_3 = vyre_fsub(vyre_fmul(a_re_3, b_re_3), vyre_fmul(a_im_3, b_im_3));
         float prod_im_3 = vyre_fadd(vyre_fmul(a_re_3, b_im_3), vyre_fmul(a_im_3, b_re_3));
         vk_st_product_freq(6u, prod_re_3);

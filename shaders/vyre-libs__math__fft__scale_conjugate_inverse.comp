@@ -28,31 +28,31 @@ int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
-float vk_ld_product_freq(uint vk_i) { uint vk_n = uint(product_freq.length()); float vk_x = product_freq[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_product_freq(uint vk_i) { float vk_x = product_freq[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::math::fft::scale_conjugate_inverse
-        float ifft_re_0 = vk_ld_product_freq(0u);
-        float ifft_im_0 = vk_ld_product_freq(1u);
+        float ifft_re_0 = vk_ldn_product_freq(0u);
+        float ifft_im_0 = vk_ldn_product_freq(1u);
         float ifft_scaled_re_0 = vyre_fmul(ifft_re_0, 0.25);
         float ifft_scaled_im_0 = vyre_fmul(vyre_canon(-(ifft_im_0)), 0.25);
         vk_st_v_output(0u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_re_0) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_re_0));
         vk_st_v_output(1u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_im_0) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_im_0));
-        float ifft_re_1 = vk_ld_product_freq(2u);
-        float ifft_im_1 = vk_ld_product_freq(3u);
+        float ifft_re_1 = vk_ldn_product_freq(2u);
+        float ifft_im_1 = vk_ldn_product_freq(3u);
         float ifft_scaled_re_1 = vyre_fmul(ifft_re_1, 0.25);
         float ifft_scaled_im_1 = vyre_fmul(vyre_canon(-(ifft_im_1)), 0.25);
         vk_st_v_output(2u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_re_1) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_re_1));
         vk_st_v_output(3u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_im_1) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_im_1));
-        float ifft_re_2 = vk_ld_product_freq(4u);
-        float ifft_im_2 = vk_ld_product_freq(5u);
+        float ifft_re_2 = vk_ldn_product_freq(4u);
+        float ifft_im_2 = vk_ldn_product_freq(5u);
         float ifft_scaled_re_2 = vyre_fmul(ifft_re_2, 0.25);
         float ifft_scaled_im_2 = vyre_fmul(vyre_canon(-(ifft_im_2)), 0.25);
         vk_st_v_output(4u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_re_2) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_re_2));
         vk_st_v_output(5u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_im_2) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_im_2));
-        float ifft_re_3 = vk_ld_product_freq(6u);
-        float ifft_im_3 = vk_ld_product_freq(7u);
+        float ifft_re_3 = vk_ldn_product_freq(6u);
+        float ifft_im_3 = vk_ldn_product_freq(7u);
         float ifft_scaled_re_3 = vyre_fmul(ifft_re_3, 0.25);
         float ifft_scaled_im_3 = vyre_fmul(vyre_canon(-(ifft_im_3)), 0.25);
         vk_st_v_output(6u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(ifft_scaled_re_3) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, ifft_scaled_re_3));

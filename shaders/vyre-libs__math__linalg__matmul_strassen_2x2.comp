@@ -38,20 +38,20 @@ float vyre_fmul(float a, float b) {
     precise float r = a * b; return vyre_canon(r);
 }
 
-float vk_ld_a(uint vk_i) { uint vk_n = uint(a.length()); float vk_x = a[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_b(uint vk_i) { uint vk_n = uint(b.length()); float vk_x = b[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_a(uint vk_i) { float vk_x = a[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_b(uint vk_i) { float vk_x = b[vk_i]; return vyre_canon(vk_x); }
 void vk_st_c(uint vk_i, float vk_v) { if (vk_i < uint(c.length())) c[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::math::linalg::matmul_strassen_2x2
-        float a00 = vk_ld_a(0u);
-        float a01 = vk_ld_a(1u);
-        float a10 = vk_ld_a(2u);
-        float a11 = vk_ld_a(3u);
-        float b00 = vk_ld_b(0u);
-        float b01 = vk_ld_b(1u);
-        float b10 = vk_ld_b(2u);
-        float b11 = vk_ld_b(3u);
+        float a00 = vk_ldn_a(0u);
+        float a01 = vk_ldn_a(1u);
+        float a10 = vk_ldn_a(2u);
+        float a11 = vk_ldn_a(3u);
+        float b00 = vk_ldn_b(0u);
+        float b01 = vk_ldn_b(1u);
+        float b10 = vk_ldn_b(2u);
+        float b11 = vk_ldn_b(3u);
         float m1 = vyre_fmul(vyre_fadd(a00, a11), vyre_fadd(b00, b11));
         float m2 = vyre_fmul(vyre_fadd(a10, a11), b00);
         float m3 = vyre_fmul(a00, vyre_fsub(b01, b11));

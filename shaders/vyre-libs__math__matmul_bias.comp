@@ -13,8 +13,8 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
 uint vk_ld_a(uint vk_i) { uint vk_n = uint(a.length()); uint vk_x = a[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-uint vk_ld_b(uint vk_i) { uint vk_n = uint(b.length()); uint vk_x = b[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-uint vk_ld_bias(uint vk_i) { uint vk_n = uint(bias.length()); uint vk_x = bias[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ldn_b(uint vk_i) { uint vk_x = b[vk_i]; return vk_x; }
+uint vk_ldn_bias(uint vk_i) { uint vk_x = bias[vk_i]; return vk_x; }
 void vk_st_v_out(uint vk_i, uint vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vk_v; }
 
 void main() {
@@ -25,9 +25,9 @@ void main() {
         if (idx < uint(v_out.length())) {
             uint acc = 0u;
             for (uint kk = 0u, vk_end1 = 2u; kk < vk_end1; kk++) {
-                acc = (acc + (vk_ld_a(((row * 2u) + kk)) * vk_ld_b(((kk * 2u) + col))));
+                acc = (acc + (vk_ld_a(((row * 2u) + kk)) * vk_ldn_b(((kk * 2u) + col))));
             }
-            vk_st_v_out(idx, (acc + vk_ld_bias(col)));
+            vk_st_v_out(idx, (acc + vk_ldn_bias(col)));
         }
     }
 }

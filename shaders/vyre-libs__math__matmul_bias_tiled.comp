@@ -17,9 +17,9 @@ bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
-uint vk_ld_a(uint vk_i) { uint vk_n = uint(a.length()); uint vk_x = a[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-uint vk_ld_b(uint vk_i) { uint vk_n = uint(b.length()); uint vk_x = b[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-uint vk_ld_bias(uint vk_i) { uint vk_n = uint(bias.length()); uint vk_x = bias[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ldn_a(uint vk_i) { uint vk_x = a[vk_i]; return vk_x; }
+uint vk_ldn_b(uint vk_i) { uint vk_x = b[vk_i]; return vk_x; }
+uint vk_ldn_bias(uint vk_i) { uint vk_x = bias[vk_i]; return vk_x; }
 uint vk_ld_matmul_a_tile(uint vk_i) { uint vk_n = 32u; uint vk_x = matmul_a_tile[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 void vk_st_matmul_a_tile(uint vk_i, uint vk_v) { if (vk_i < 32u) matmul_a_tile[vk_i] = vk_v; }
 uint vk_ld_matmul_b_tile(uint vk_i) { uint vk_n = 32u; uint vk_x = matmul_b_tile[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
@@ -43,7 +43,7 @@ void main() {
             uint col = (tile_col_base + local_col);
             uint acc = 0u;
             if (vyre_and(vyre_truthy((row < 2u)), vyre_truthy((col < 2u)))) {
-                acc = vk_ld_bias(col);
+                acc = vk_ldn_bias(col);
             }
             for (uint tile_idx = 0u, vk_end1 = 1u; tile_idx < vk_end1; tile_idx++) {
                 uint k_base = (tile_idx * 2u);
@@ -56,7 +56,7 @@ void main() {
                         uint a_k = (k_base + a_local_k);
                         vk_st_matmul_a_tile(a_linear, 0u);
                         if (vyre_and(vyre_truthy((a_row < 2u)), vyre_truthy((a_k < 2u)))) {
-                            vk_st_matmul_a_tile(a_linear, vk_ld_a(((a_row * 2u) + a_k)));
+                            vk_st_matmul_a_tile(a_linear, vk_ldn_a(((a_row * 2u) + a_k)));
                         }
                     }
                     uint b_linear = (local + (load_pass * 256u));
@@ -67,7 +67,7 @@ void main() {
                         uint b_col = (tile_col_base + b_local_col);
                         vk_st_matmul_b_tile(b_linear, 0u);
                         if (vyre_and(vyre_truthy((b_k < 2u)), vyre_truthy((b_col < 2u)))) {
-                            vk_st_matmul_b_tile(b_linear, vk_ld_b(((b_k * 2u) + b_col)));
+                            vk_st_matmul_b_tile(b_linear, vk_ldn_b(((b_k * 2u) + b_col)));
                         }
                     }
                 }

@@ -57,12 +57,12 @@ bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
-float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-uint vk_ld_var_n_scratch(uint vk_i) { uint vk_n = 256u; uint vk_x = var_n_scratch[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+float vk_ldn_v_input(uint vk_i) { float vk_x = v_input[vk_i]; return vyre_canon(vk_x); }
+uint vk_ldn_var_n_scratch(uint vk_i) { uint vk_x = var_n_scratch[vk_i]; return vk_x; }
 void vk_st_var_n_scratch(uint vk_i, uint vk_v) { if (vk_i < 256u) var_n_scratch[vk_i] = vk_v; }
-float vk_ld_var_m1_scratch(uint vk_i) { uint vk_n = 256u; float vk_x = var_m1_scratch[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+float vk_ldn_var_m1_scratch(uint vk_i) { float vk_x = var_m1_scratch[vk_i]; return vk_x; }
 void vk_st_var_m1_scratch(uint vk_i, float vk_v) { if (vk_i < 256u) var_m1_scratch[vk_i] = vyre_canon(vk_v); }
-float vk_ld_var_m2_scratch(uint vk_i) { uint vk_n = 256u; float vk_x = var_m2_scratch[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+float vk_ldn_var_m2_scratch(uint vk_i) { float vk_x = var_m2_scratch[vk_i]; return vk_x; }
 void vk_st_var_m2_scratch(uint vk_i, float vk_v) { if (vk_i < 256u) var_m2_scratch[vk_i] = vyre_canon(vk_v); }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
@@ -80,7 +80,7 @@ void main() {
             for (uint chunk = 0u, vk_end1 = 1u; chunk < vk_end1; chunk++) {
                 uint idx = ((chunk * 256u) + local);
                 if (idx < 256u) {
-                    float x = vk_ld_v_input(idx);
+                    float x = vk_ldn_v_input(idx);
                     n_i = (n_i + 1u);
                     float delta = vyre_fsub(x, M1_i);
                     M1_i = vyre_fadd(M1_i, vyre_fdiv(delta, float(n_i)));
@@ -95,12 +95,12 @@ void main() {
         memoryBarrierShared(); memoryBarrierBuffer(); barrier();
         if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 128u)))) {
             if ((local + 128u) < 256u) {
-                uint n_a = vk_ld_var_n_scratch(local);
-                float M1_a = vk_ld_var_m1_scratch(local);
-                float M2_a = vk_ld_var_m2_scratch(local);
-                uint n_b = vk_ld_var_n_scratch((local + 128u));
-                float M1_b = vk_ld_var_m1_scratch((local + 128u));
-                float M2_b = vk_ld_var_m2_scratch((local + 128u));
+                uint n_a = vk_ldn_var_n_scratch(local);
+                float M1_a = vk_ldn_var_m1_scratch(local);
+                float M2_a = vk_ldn_var_m2_scratch(local);
+                uint n_b = vk_ldn_var_n_scratch((local + 128u));
+                float M1_b = vk_ldn_var_m1_scratch((local + 128u));
+                float M2_b = vk_ldn_var_m2_scratch((local + 128u));
                 uint combined_n = (n_a + n_b);
                 float n_a_f = float(n_a);
                 float n_b_f = float(n_b);
@@ -117,12 +117,12 @@ void main() {
         memoryBarrierShared(); memoryBarrierBuffer(); barrier();
         if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 64u)))) {
             if ((local + 64u) < 256u) {
-                uint n_a = vk_ld_var_n_scratch(local);
-                float M1_a = vk_ld_var_m1_scratch(local);
-                float M2_a = vk_ld_var_m2_scratch(local);
-                uint n_b = vk_ld_var_n_scratch((local + 64u));
-                float M1_b = vk_ld_var_m1_scratch((local + 64u));
-                float M2_b = vk_ld_var_m2_scratch((local + 64u));
+                uint n_a = vk_ldn_var_n_scratch(local);
+                float M1_a = vk_ldn_var_m1_scratch(local);
+                float M2_a = vk_ldn_var_m2_scratch(local);
+                uint n_b = vk_ldn_var_n_scratch((local + 64u));
+                float M1_b = vk_ldn_var_m1_scratch((local + 64u));
+                float M2_b = vk_ldn_var_m2_scratch((local + 64u));
                 uint combined_n = (n_a + n_b);
                 float n_a_f = float(n_a);
                 float n_b_f = float(n_b);
@@ -139,12 +139,12 @@ void main() {
         memoryBarrierShared(); memoryBarrierBuffer(); barrier();
         if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 32u)))) {
             if ((local + 32u) < 256u) {
-                uint n_a = vk_ld_var_n_scratch(local);
-                float M1_a = vk_ld_var_m1_scratch(local);
-                float M2_a = vk_ld_var_m2_scratch(local);
-                uint n_b = vk_ld_var_n_scratch((local + 32u));
-                float M1_b = vk_ld_var_m1_scratch((local + 32u));
-                float M2_b = vk_ld_var_m2_scratch((local + 32u));
+                uint n_a = vk_ldn_var_n_scratch(local);
+                float M1_a = vk_ldn_var_m1_scratch(local);
+                float M2_a = vk_ldn_var_m2_scratch(local);
+                uint n_b = vk_ldn_var_n_scratch((local + 32u));
+                float M1_b = vk_ldn_var_m1_scratch((local + 32u));
+                float M2_b = vk_ldn_var_m2_scratch((local + 32u));
                 uint combined_n = (n_a + n_b);
                 float n_a_f = float(n_a);
                 float n_b_f = float(n_b);
@@ -161,12 +161,12 @@ void main() {
         memoryBarrierShared(); memoryBarrierBuffer(); barrier();
         if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 16u)))) {
             if ((local + 16u) < 256u) {
-                uint n_a = vk_ld_var_n_scratch(local);
-                float M1_a = vk_ld_var_m1_scratch(local);
-                float M2_a = vk_ld_var_m2_scratch(local);
-                uint n_b = vk_ld_var_n_scratch((local + 16u));
-                float M1_b = vk_ld_var_m1_scratch((local + 16u));
-                float M2_b = vk_ld_var_m2_scratch((local + 16u));
+                uint n_a = vk_ldn_var_n_scratch(local);
+                float M1_a = vk_ldn_var_m1_scratch(local);
+                float M2_a = vk_ldn_var_m2_scratch(local);
+                uint n_b = vk_ldn_var_n_scratch((local + 16u));
+                float M1_b = vk_ldn_var_m1_scratch((local + 16u));
+                float M2_b = vk_ldn_var_m2_scratch((local + 16u));
                 uint combined_n = (n_a + n_b);
                 float n_a_f = float(n_a);
                 float n_b_f = float(n_b);
@@ -183,12 +183,12 @@ void main() {
         memoryBarrierShared(); memoryBarrierBuffer(); barrier();
         if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 8u)))) {
             if ((local + 8u) < 256u) {
-                uint n_a = vk_ld_var_n_scratch(local);
-                float M1_a = vk_ld_var_m1_scratch(local);
-                float M2_a = vk_ld_var_m2_scratch(local);
-                uint n_b = vk_ld_var_n_scratch((local + 8u));
-                float M1_b = vk_ld_var_m1_scratch((local + 8u));
-                float M2_b = vk_ld_var_m2_scratch((local + 8u));
+                uint n_a = vk_ldn_var_n_scratch(local);
+                float M1_a = vk_ldn_var_m1_scratch(local);
+                float M2_a = vk_ldn_var_m2_scratch(local);
+                uint n_b = vk_ldn_var_n_scratch((local + 8u));
+                float M1_b = vk_ldn_var_m1_scratch((local + 8u));
+                float M2_b = vk_ldn_var_m2_scratch((local + 8u));
                 uint combined_n = (n_a + n_b);
                 float n_a_f = float(n_a);
                 float n_b_f = float(n_b);
@@ -205,12 +205,12 @@ void main() {
         memoryBarrierShared(); memoryBarrierBuffer(); barrier();
         if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 4u)))) {
             if ((local + 4u) < 256u) {
-                uint n_a = vk_ld_var_n_scratch(local);
-                float M1_a = vk_ld_var_m1_scratch(local);
-                float M2_a = vk_ld_var_m2_scratch(local);
-                uint n_b = vk_ld_var_n_scratch((local + 4u));
-                float M1_b = vk_ld_var_m1_scratch((local + 4u));
-                float M2_b = vk_ld_var_m2_scratch((local + 4u));
+                uint n_a = vk_ldn_var_n_scratch(local);
+                float M1_a = vk_ldn_var_m1_scratch(local);
+                float M2_a = vk_ldn_var_m2_scratch(local);
+                uint n_b = vk_ldn_var_n_scratch((local + 4u));
+                float M1_b = vk_ldn_var_m1_scratch((local + 4u));
+                float M2_b = vk_ldn_var_m2_scratch((local + 4u));
                 uint combined_n = (n_a + n_b);
                 float n_a_f = float(n_a);
                 float n_b_f = float(n_b);
@@ -227,12 +227,12 @@ void main() {
         memoryBarrierShared(); memoryBarrierBuffer(); barrier();
         if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 2u)))) {
             if ((local + 2u) < 256u) {
-                uint n_a = vk_ld_var_n_scratch(local);
-                float M1_a = vk_ld_var_m1_scratch(local);
-                float M2_a = vk_ld_var_m2_scratch(local);
-                uint n_b = vk_ld_var_n_scratch((local + 2u));
-                float M1_b = vk_ld_var_m1_scratch((local + 2u));
-                float M2_b = vk_ld_var_m2_scratch((local + 2u));
+                uint n_a = vk_ldn_var_n_scratch(local);
+                float M1_a = vk_ldn_var_m1_scratch(local);
+                float M2_a = vk_ldn_var_m2_scratch(local);
+                uint n_b = vk_ldn_var_n_scratch((local + 2u));
+                float M1_b = vk_ldn_var_m1_scratch((local + 2u));
+                float M2_b = vk_ldn_var_m2_scratch((local + 2u));
                 uint combined_n = (n_a + n_b);
                 float n_a_f = float(n_a);
                 float n_b_f = float(n_b);
@@ -249,12 +249,12 @@ void main() {
         memoryBarrierShared(); memoryBarrierBuffer(); barrier();
         if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 1u)))) {
             if ((local + 1u) < 256u) {
-                uint n_a = vk_ld_var_n_scratch(local);
-                float M1_a = vk_ld_var_m1_scratch(local);
-                float M2_a = vk_ld_var_m2_scratch(local);
-                uint n_b = vk_ld_var_n_scratch((local + 1u));
-                float M1_b = vk_ld_var_m1_scratch((local + 1u));
-                float M2_b = vk_ld_var_m2_scratch((local + 1u));
+                uint n_a = vk_ldn_var_n_scratch(local);
+                float M1_a = vk_ldn_var_m1_scratch(local);
+                float M2_a = vk_ldn_var_m2_scratch(local);
+                uint n_b = vk_ldn_var_n_scratch((local + 1u));
+                float M1_b = vk_ldn_var_m1_scratch((local + 1u));
+                float M2_b = vk_ldn_var_m2_scratch((local + 1u));
                 uint combined_n = (n_a + n_b);
                 float n_a_f = float(n_a);
                 float n_b_f = float(n_b);
@@ -270,7 +270,7 @@ void main() {
         }
         memoryBarrierShared(); memoryBarrierBuffer(); barrier();
         if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local == 0u)))) {
-            vk_st_v_output(0u, vyre_fdiv(vk_ld_var_m2_scratch(0u), float(vk_ld_var_n_scratch(0u))));
+            vk_st_v_output(0u, vyre_fdiv(vk_ldn_var_m2_scratch(0u), float(vk_ldn_var_n_scratch(0u))));
         }
     }
 }

@@ -29,13 +29,13 @@ uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
 uint vk_ld_bits(uint vk_i) { uint vk_n = uint(bits.length()); uint vk_x = bits[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ld_superblocks(uint vk_i) { uint vk_n = uint(superblocks.length()); uint vk_x = superblocks[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-uint vk_ld_queries(uint vk_i) { uint vk_n = uint(queries.length()); uint vk_x = queries[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ldn_queries(uint vk_i) { uint vk_x = queries[vk_i]; return vk_x; }
 void vk_st_v_out(uint vk_i, uint vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::math::succinct::rank1_query
         if (gl_GlobalInvocationID.x < 5u) {
-            uint bit_index = vk_ld_queries(gl_GlobalInvocationID.x);
+            uint bit_index = vk_ldn_queries(gl_GlobalInvocationID.x);
             uint word_index = vyre_div_u32(bit_index, 32u);
             if (word_index >= 4u) {
                 vk_trap_at(2u, bit_index);

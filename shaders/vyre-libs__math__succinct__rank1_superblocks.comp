@@ -13,7 +13,7 @@ bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
-uint vk_ld_bits(uint vk_i) { uint vk_n = uint(bits.length()); uint vk_x = bits[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ldn_bits(uint vk_i) { uint vk_x = bits[vk_i]; return vk_x; }
 void vk_st_superblocks(uint vk_i, uint vk_v) { if (vk_i < uint(superblocks.length())) superblocks[vk_i] = vk_v; }
 
 void main() {
@@ -26,7 +26,7 @@ void main() {
                     if (vyre_and(vyre_truthy((rank_word > 0u)), vyre_truthy((vyre_mod_u32(rank_word, 2u) == 0u)))) {
                         vk_st_superblocks(vyre_div_u32(rank_word, 2u), rank_acc);
                     }
-                    rank_acc = (rank_acc + uint(bitCount(vk_ld_bits(rank_word))));
+                    rank_acc = (rank_acc + uint(bitCount(vk_ldn_bits(rank_word))));
                 }
                 vk_st_superblocks(2u, rank_acc);
             }

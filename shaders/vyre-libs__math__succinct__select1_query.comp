@@ -21,15 +21,15 @@ void vyre_trap(uint code) { vk_trap_at(code, 0u); }
 
 uint vyre_ctz(uint x) { return x == 0u ? 32u : uint(findLSB(x)); }
 
-uint vk_ld_bits(uint vk_i) { uint vk_n = uint(bits.length()); uint vk_x = bits[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-uint vk_ld_queries(uint vk_i) { uint vk_n = uint(queries.length()); uint vk_x = queries[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ldn_bits(uint vk_i) { uint vk_x = bits[vk_i]; return vk_x; }
+uint vk_ldn_queries(uint vk_i) { uint vk_x = queries[vk_i]; return vk_x; }
 void vk_st_v_out(uint vk_i, uint vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::math::succinct::select1_query
         {  // region vyre-primitives::bitset::select1_query
             if (gl_GlobalInvocationID.x < 5u) {
-                uint select_k = vk_ld_queries(gl_GlobalInvocationID.x);
+                uint select_k = vk_ldn_queries(gl_GlobalInvocationID.x);
                 if (select_k == 0u) {
                     vk_trap_at(2u, select_k);
                     return;
@@ -39,7 +39,7 @@ void main() {
                 uint select_result = 0u;
                 for (uint select_word_idx = 0u, vk_end1 = 4u; select_word_idx < vk_end1; select_word_idx++) {
                     if (select_found == 0u) {
-                        uint select_word = vk_ld_bits(select_word_idx);
+                        uint select_word = vk_ldn_bits(select_word_idx);
                         uint select_word_pop = uint(bitCount(select_word));
                         if (select_remaining > select_word_pop) {
                             select_remaining = (select_remaining - select_word_pop);

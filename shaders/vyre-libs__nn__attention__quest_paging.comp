@@ -38,18 +38,18 @@ int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
-float vk_ld_q(uint vk_i) { uint vk_n = uint(q.length()); float vk_x = q[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_meta(uint vk_i) { uint vk_n = uint(meta.length()); float vk_x = meta[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_q(uint vk_i) { float vk_x = q[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_meta(uint vk_i) { float vk_x = meta[vk_i]; return vyre_canon(vk_x); }
 void vk_st_scores(uint vk_i, float vk_v) { if (vk_i < uint(scores.length())) scores[vk_i] = vyre_canon(vk_v); }
 void vk_st_io(uint vk_i, uint vk_v) { if (vk_i < uint(io.length())) io[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::nn::attention::quest_paging
         if (gl_GlobalInvocationID.x == 0u) {
-            float quest_score_0 = vyre_fadd(vyre_fadd(0.0, vyre_fmul(vk_ld_q(0u), vk_ld_meta(0u))), vyre_fmul(vk_ld_q(1u), vk_ld_meta(1u)));
-            float quest_score_1 = vyre_fadd(vyre_fadd(0.0, vyre_fmul(vk_ld_q(0u), vk_ld_meta(2u))), vyre_fmul(vk_ld_q(1u), vk_ld_meta(3u)));
-            float quest_score_2 = vyre_fadd(vyre_fadd(0.0, vyre_fmul(vk_ld_q(0u), vk_ld_meta(4u))), vyre_fmul(vk_ld_q(1u), vk_ld_meta(5u)));
-            float quest_score_3 = vyre_fadd(vyre_fadd(0.0, vyre_fmul(vk_ld_q(0u), vk_ld_meta(6u))), vyre_fmul(vk_ld_q(1u), vk_ld_meta(7u)));
+            float quest_score_0 = vyre_fadd(vyre_fadd(0.0, vyre_fmul(vk_ldn_q(0u), vk_ldn_meta(0u))), vyre_fmul(vk_ldn_q(1u), vk_ldn_meta(1u)));
+            float quest_score_1 = vyre_fadd(vyre_fadd(0.0, vyre_fmul(vk_ldn_q(0u), vk_ldn_meta(2u))), vyre_fmul(vk_ldn_q(1u), vk_ldn_meta(3u)));
+            float quest_score_2 = vyre_fadd(vyre_fadd(0.0, vyre_fmul(vk_ldn_q(0u), vk_ldn_meta(4u))), vyre_fmul(vk_ldn_q(1u), vk_ldn_meta(5u)));
+            float quest_score_3 = vyre_fadd(vyre_fadd(0.0, vyre_fmul(vk_ldn_q(0u), vk_ldn_meta(6u))), vyre_fmul(vk_ldn_q(1u), vk_ldn_meta(7u)));
             bool quest_better_0_0 = vyre_select(true, (quest_score_0 > (-3.4028234663852886e+38)), false);
             float quest_best_score_0_0 = vyre_select(quest_better_0_0, quest_score_0, (-3.4028234663852886e+38));
             uint quest_best_idx_0_0 = vyre_select(quest_better_0_0, 0u, 0u);

@@ -38,12 +38,12 @@ bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u)
 float vyre_fmax(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (a < b ? b : a)); }
 
 float vk_ld_logits(uint vk_i) { uint vk_n = uint(logits.length()); float vk_x = logits[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-uint vk_ld_targets(uint vk_i) { uint vk_n = uint(targets.length()); uint vk_x = targets[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-float vk_ld_ce_scratch(uint vk_i) { uint vk_n = 256u; float vk_x = ce_scratch[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+uint vk_ldn_targets(uint vk_i) { uint vk_x = targets[vk_i]; return vk_x; }
+float vk_ldn_ce_scratch(uint vk_i) { float vk_x = ce_scratch[vk_i]; return vk_x; }
 void vk_st_ce_scratch(uint vk_i, float vk_v) { if (vk_i < 256u) ce_scratch[vk_i] = vyre_canon(vk_v); }
-float vk_ld_ce_max_logit(uint vk_i) { uint vk_n = 1u; float vk_x = ce_max_logit[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+float vk_ldn_ce_max_logit(uint vk_i) { float vk_x = ce_max_logit[vk_i]; return vk_x; }
 void vk_st_ce_max_logit(uint vk_i, float vk_v) { if (vk_i < 1u) ce_max_logit[vk_i] = vyre_canon(vk_v); }
-float vk_ld_ce_target_logit(uint vk_i) { uint vk_n = 1u; float vk_x = ce_target_logit[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+float vk_ldn_ce_target_logit(uint vk_i) { float vk_x = ce_target_logit[vk_i]; return vk_x; }
 void vk_st_ce_target_logit(uint vk_i, float vk_v) { if (vk_i < 1u) ce_target_logit[vk_i] = vyre_canon(vk_v); }
 void vk_st_loss(uint vk_i, float vk_v) { if (vk_i < uint(loss.length())) loss[vk_i] = vyre_canon(vk_v); }
 
@@ -70,62 +70,62 @@ void main() {
         {  // region vyre-primitives::reduce::workgroup_max_f32
             if (local < 128u) {
                 if ((local + 128u) < 256u) {
-                    vk_st_ce_scratch(local, vyre_fmax(vk_ld_ce_scratch(local), vk_ld_ce_scratch((local + 128u))));
+                    vk_st_ce_scratch(local, vyre_fmax(vk_ldn_ce_scratch(local), vk_ldn_ce_scratch((local + 128u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (local < 64u) {
                 if ((local + 64u) < 256u) {
-                    vk_st_ce_scratch(local, vyre_fmax(vk_ld_ce_scratch(local), vk_ld_ce_scratch((local + 64u))));
+                    vk_st_ce_scratch(local, vyre_fmax(vk_ldn_ce_scratch(local), vk_ldn_ce_scratch((local + 64u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (local < 32u) {
                 if ((local + 32u) < 256u) {
-                    vk_st_ce_scratch(local, vyre_fmax(vk_ld_ce_scratch(local), vk_ld_ce_scratch((local + 32u))));
+                    vk_st_ce_scratch(local, vyre_fmax(vk_ldn_ce_scratch(local), vk_ldn_ce_scratch((local + 32u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (local < 16u) {
                 if ((local + 16u) < 256u) {
-                    vk_st_ce_scratch(local, vyre_fmax(vk_ld_ce_scratch(local), vk_ld_ce_scratch((local + 16u))));
+                    vk_st_ce_scratch(local, vyre_fmax(vk_ldn_ce_scratch(local), vk_ldn_ce_scratch((local + 16u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (local < 8u) {
                 if ((local + 8u) < 256u) {
-                    vk_st_ce_scratch(local, vyre_fmax(vk_ld_ce_scratch(local), vk_ld_ce_scratch((local + 8u))));
+                    vk_st_ce_scratch(local, vyre_fmax(vk_ldn_ce_scratch(local), vk_ldn_ce_scratch((local + 8u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (local < 4u) {
                 if ((local + 4u) < 256u) {
-                    vk_st_ce_scratch(local, vyre_fmax(vk_ld_ce_scratch(local), vk_ld_ce_scratch((local + 4u))));
+                    vk_st_ce_scratch(local, vyre_fmax(vk_ldn_ce_scratch(local), vk_ldn_ce_scratch((local + 4u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (local < 2u) {
                 if ((local + 2u) < 256u) {
-                    vk_st_ce_scratch(local, vyre_fmax(vk_ld_ce_scratch(local), vk_ld_ce_scratch((local + 2u))));
+                    vk_st_ce_scratch(local, vyre_fmax(vk_ldn_ce_scratch(local), vk_ldn_ce_scratch((local + 2u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (local < 1u) {
                 if ((local + 1u) < 256u) {
-                    vk_st_ce_scratch(local, vyre_fmax(vk_ld_ce_scratch(local), vk_ld_ce_scratch((local + 1u))));
+                    vk_st_ce_scratch(local, vyre_fmax(vk_ldn_ce_scratch(local), vk_ldn_ce_scratch((local + 1u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
         }
         if (vyre_and(vyre_truthy((token < 2u)), vyre_truthy((local == 0u)))) {
-            vk_st_ce_max_logit(0u, vk_ld_ce_scratch(0u));
+            vk_st_ce_max_logit(0u, vk_ldn_ce_scratch(0u));
         }
         if (vyre_and(vyre_truthy((token < 2u)), vyre_truthy((local == 0u)))) {
-            vk_st_ce_target_logit(0u, vk_ld_logits((base + vk_ld_targets(token))));
+            vk_st_ce_target_logit(0u, vk_ld_logits((base + vk_ldn_targets(token))));
         }
         memoryBarrierShared(); memoryBarrierBuffer(); barrier();
         if (token < 2u) {
-            float max_logit = vk_ld_ce_max_logit(0u);
+            float max_logit = vk_ldn_ce_max_logit(0u);
             float local_sum = 0.0;
             for (uint chunk = 0u, vk_end2 = 1u; chunk < vk_end2; chunk++) {
                 uint vocab_idx = ((chunk * 256u) + local);
@@ -139,55 +139,55 @@ void main() {
         {  // region vyre-primitives::reduce::workgroup_sum_f32
             if (local < 128u) {
                 if ((local + 128u) < 256u) {
-                    vk_st_ce_scratch(local, vyre_fadd(vk_ld_ce_scratch(local), vk_ld_ce_scratch((local + 128u))));
+                    vk_st_ce_scratch(local, vyre_fadd(vk_ldn_ce_scratch(local), vk_ldn_ce_scratch((local + 128u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (local < 64u) {
                 if ((local + 64u) < 256u) {
-                    vk_st_ce_scratch(local, vyre_fadd(vk_ld_ce_scratch(local), vk_ld_ce_scratch((local + 64u))));
+                    vk_st_ce_scratch(local, vyre_fadd(vk_ldn_ce_scratch(local), vk_ldn_ce_scratch((local + 64u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (local < 32u) {
                 if ((local + 32u) < 256u) {
-                    vk_st_ce_scratch(local, vyre_fadd(vk_ld_ce_scratch(local), vk_ld_ce_scratch((local + 32u))));
+                    vk_st_ce_scratch(local, vyre_fadd(vk_ldn_ce_scratch(local), vk_ldn_ce_scratch((local + 32u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (local < 16u) {
                 if ((local + 16u) < 256u) {
-                    vk_st_ce_scratch(local, vyre_fadd(vk_ld_ce_scratch(local), vk_ld_ce_scratch((local + 16u))));
+                    vk_st_ce_scratch(local, vyre_fadd(vk_ldn_ce_scratch(local), vk_ldn_ce_scratch((local + 16u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (local < 8u) {
                 if ((local + 8u) < 256u) {
-                    vk_st_ce_scratch(local, vyre_fadd(vk_ld_ce_scratch(local), vk_ld_ce_scratch((local + 8u))));
+                    vk_st_ce_scratch(local, vyre_fadd(vk_ldn_ce_scratch(local), vk_ldn_ce_scratch((local + 8u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (local < 4u) {
                 if ((local + 4u) < 256u) {
-                    vk_st_ce_scratch(local, vyre_fadd(vk_ld_ce_scratch(local), vk_ld_ce_scratch((local + 4u))));
+                    vk_st_ce_scratch(local, vyre_fadd(vk_ldn_ce_scratch(local), vk_ldn_ce_scratch((local + 4u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (local < 2u) {
                 if ((local + 2u) < 256u) {
-                    vk_st_ce_scratch(local, vyre_fadd(vk_ld_ce_scratch(local), vk_ld_ce_scratch((local + 2u))));
+                    vk_st_ce_scratch(local, vyre_fadd(vk_ldn_ce_scratch(local), vk_ldn_ce_scratch((local + 2u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (local < 1u) {
                 if ((local + 1u) < 256u) {
-                    vk_st_ce_scratch(local, vyre_fadd(vk_ld_ce_scratch(local), vk_ld_ce_scratch((local + 1u))));
+                    vk_st_ce_scratch(local, vyre_fadd(vk_ldn_ce_scratch(local), vk_ldn_ce_scratch((local + 1u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
         }
         if (vyre_and(vyre_truthy((token < 2u)), vyre_truthy((local == 0u)))) {
-            vk_st_loss(token, vyre_fsub(vyre_fadd(vk_ld_ce_max_logit(0u), vyre_canon(log(vk_ld_ce_scratch(0u)))), vk_ld_ce_target_logit(0u)));
+            vk_st_loss(token, vyre_fsub(vyre_fadd(vk_ldn_ce_max_logit(0u), vyre_canon(log(vk_ldn_ce_scratch(0u)))), vk_ldn_ce_target_logit(0u)));
         }
     }
 }

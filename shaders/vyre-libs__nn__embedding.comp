@@ -18,7 +18,7 @@ float vyre_canon(float x) {
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
 float vk_ld_table(uint vk_i) { uint vk_n = uint(table.length()); float vk_x = table[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-uint vk_ld_tokens(uint vk_i) { uint vk_n = uint(tokens.length()); uint vk_x = tokens[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ldn_tokens(uint vk_i) { uint vk_x = tokens[vk_i]; return vk_x; }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
@@ -26,7 +26,7 @@ void main() {
         {  // region vyre-libs::substrate::indexed_map
             uint i = gl_GlobalInvocationID.x;
             if (i < 6u) {
-                vk_st_v_output(i, vk_ld_table(((vk_ld_tokens(vyre_div_u32(i, 3u)) * 3u) + (i - (vyre_div_u32(i, 3u) * 3u)))));
+                vk_st_v_output(i, vk_ld_table(((vk_ldn_tokens(vyre_div_u32(i, 3u)) * 3u) + (i - (vyre_div_u32(i, 3u) * 3u)))));
             }
         }
     }

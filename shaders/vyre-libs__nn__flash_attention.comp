@@ -57,9 +57,9 @@ bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
-float vk_ld_q(uint vk_i) { uint vk_n = uint(q.length()); float vk_x = q[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_k(uint vk_i) { uint vk_n = uint(k.length()); float vk_x = k[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_v(uint vk_i) { uint vk_n = uint(v.length()); float vk_x = v[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_q(uint vk_i) { float vk_x = q[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_k(uint vk_i) { float vk_x = k[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_v(uint vk_i) { float vk_x = v[vk_i]; return vyre_canon(vk_x); }
 float vk_ld_flash_o(uint vk_i) { uint vk_n = 128u; float vk_x = flash_o[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
 void vk_st_flash_o(uint vk_i, float vk_v) { if (vk_i < 128u) flash_o[vk_i] = vyre_canon(vk_v); }
 void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
@@ -76,7 +76,7 @@ void main() {
             for (uint j = 0u, vk_end1 = 9u; j < vk_end1; j++) {
                 float dot_val = 0.0;
                 for (uint k_idx = 0u, vk_end2 = 1u; k_idx < vk_end2; k_idx++) {
-                    dot_val = vyre_fadd(dot_val, vyre_fmul(vk_ld_q(((row * 1u) + k_idx)), vk_ld_k(((j * 1u) + k_idx))));
+                    dot_val = vyre_fadd(dot_val, vyre_fmul(vk_ldn_q(((row * 1u) + k_idx)), vk_ldn_k(((j * 1u) + k_idx))));
                 }
                 float score = vyre_select(vyre_isnan(vyre_fmul(dot_val, 1.0)), vyre_fmul(dot_val, 1.0), vyre_select(vyre_isfinite(vyre_fmul(dot_val, 1.0)), vyre_fmul(dot_val, 1.0), (-80.0)));
                 float flash_m_new = vyre_select((score > flash_m), score, flash_m);
@@ -84,7 +84,7 @@ void main() {
                 float flash_prob = vyre_canon(exp(vyre_select(vyre_isnan(vyre_fsub(score, flash_m_new)), vyre_fsub(score, flash_m_new), vyre_select((vyre_select((vyre_select(vyre_isfinite(vyre_fsub(score, flash_m_new)), vyre_fsub(score, flash_m_new), (-80.0)) > 0.0), 0.0, vyre_select(vyre_isfinite(vyre_fsub(score, flash_m_new)), vyre_fsub(score, flash_m_new), (-80.0))) < (-80.0)), (-80.0), vyre_select((vyre_select(vyre_isfinite(vyre_fsub(score, flash_m_new)), vyre_fsub(score, flash_m_new), (-80.0)) > 0.0), 0.0, vyre_select(vyre_isfinite(vyre_fsub(score, flash_m_new)), vyre_fsub(score, flash_m_new), (-80.0)))))));
                 float flash_l_new = vyre_fadd(vyre_fmul(flash_rescale, flash_l), flash_prob);
                 for (uint t = 0u, vk_end3 = 1u; t < vk_end3; t++) {
-                    vk_st_flash_o(((flash_local * 1u) + t), vyre_fadd(vyre_fmul(flash_rescale, vyre_select((j == 0u), 0.0, vk_ld_flash_o(((flash_local * 1u) + t)))), vyre_fmul(flash_prob, vk_ld_v(((j * 1u) + t)))));
+                    vk_st_flash_o(((flash_local * 1u) + t), vyre_fadd(vyre_fmul(flash_rescale, vyre_select((j == 0u), 0.0, vk_ld_flash_o(((flash_local * 1u) + t)))), vyre_fmul(flash_prob, vk_ldn_v(((j * 1u) + t)))));
                 }
                 flash_m = flash_m_new;
                 flash_l = flash_l_new;

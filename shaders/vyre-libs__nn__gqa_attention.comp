@@ -91,7 +91,7 @@ bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
 float vk_ld_q(uint vk_i) { uint vk_n = uint(q.length()); float vk_x = q[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_k(uint vk_i) { uint vk_n = uint(k.length()); float vk_x = k[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_k(uint vk_i) { float vk_x = k[vk_i]; return vyre_canon(vk_x); }
 float vk_ld_v(uint vk_i) { uint vk_n = uint(v.length()); float vk_x = v[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
@@ -104,8 +104,8 @@ void main() {
             {  // region vyre-primitives::nn::attention_max_pass
                 for (uint j = 0u, vk_end1 = 2u; j < vk_end1; j++) {
                     float v_dot = 0.0;
-                    v_dot = vyre_fma(vk_ld_q((((vyre_div_u32(v_flat, 4u) * 4u) + (vyre_div_u32((v_flat - (vyre_div_u32(v_flat, 4u) * 4u)), 2u) * 2u)) + 0u)), vk_ld_k((((vyre_div_u32(vyre_div_u32(v_flat, 4u), 2u) * 4u) + (j * 2u)) + 0u)), v_dot);
-                    v_dot = vyre_fma(vk_ld_q((((vyre_div_u32(v_flat, 4u) * 4u) + (vyre_div_u32((v_flat - (vyre_div_u32(v_flat, 4u) * 4u)), 2u) * 2u)) + 1u)), vk_ld_k((((vyre_div_u32(vyre_div_u32(v_flat, 4u), 2u) * 4u) + (j * 2u)) + 1u)), v_dot);
+                    v_dot = vyre_fma(vk_ld_q((((vyre_div_u32(v_flat, 4u) * 4u) + (vyre_div_u32((v_flat - (vyre_div_u32(v_flat, 4u) * 4u)), 2u) * 2u)) + 0u)), vk_ldn_k((((vyre_div_u32(vyre_div_u32(v_flat, 4u), 2u) * 4u) + (j * 2u)) + 0u)), v_dot);
+                    v_dot = vyre_fma(vk_ld_q((((vyre_div_u32(v_flat, 4u) * 4u) + (vyre_div_u32((v_flat - (vyre_div_u32(v_flat, 4u) * 4u)), 2u) * 2u)) + 1u)), vk_ldn_k((((vyre_div_u32(vyre_div_u32(v_flat, 4u), 2u) * 4u) + (j * 2u)) + 1u)), v_dot);
                     float score = vyre_select(vyre_isnan(vyre_fmul(v_dot, 0.7071067690849304)), vyre_fmul(v_dot, 0.7071067690849304), vyre_select(vyre_isfinite(vyre_fmul(v_dot, 0.7071067690849304)), vyre_fmul(v_dot, 0.7071067690849304), (-80.0)));
                     max_score = vyre_select(vyre_isnan(score), score, vyre_select((score > max_score), score, max_score));
                 }
@@ -113,8 +113,8 @@ void main() {
             {  // region vyre-primitives::nn::attention_sum_pass
                 for (uint j = 0u, vk_end2 = 2u; j < vk_end2; j++) {
                     float dot2 = 0.0;
-                    dot2 = vyre_fma(vk_ld_q((((vyre_div_u32(v_flat, 4u) * 4u) + (vyre_div_u32((v_flat - (vyre_div_u32(v_flat, 4u) * 4u)), 2u) * 2u)) + 0u)), vk_ld_k((((vyre_div_u32(vyre_div_u32(v_flat, 4u), 2u) * 4u) + (j * 2u)) + 0u)), dot2);
-                    dot2 = vyre_fma(vk_ld_q((((vyre_div_u32(v_flat, 4u) * 4u) + (vyre_div_u32((v_flat - (vyre_div_u32(v_flat, 4u) * 4u)), 2u) * 2u)) + 1u)), vk_ld_k((((vyre_div_u32(vyre_div_u32(v_flat, 4u), 2u) * 4u) + (j * 2u)) + 1u)), dot2);
+                    dot2 = vyre_fma(vk_ld_q((((vyre_div_u32(v_flat, 4u) * 4u) + (vyre_div_u32((v_flat - (vyre_div_u32(v_flat, 4u) * 4u)), 2u) * 2u)) + 0u)), vk_ldn_k((((vyre_div_u32(vyre_div_u32(v_flat, 4u), 2u) * 4u) + (j * 2u)) + 0u)), dot2);
+                    dot2 = vyre_fma(vk_ld_q((((vyre_div_u32(v_flat, 4u) * 4u) + (vyre_div_u32((v_flat - (vyre_div_u32(v_flat, 4u) * 4u)), 2u) * 2u)) + 1u)), vk_ldn_k((((vyre_div_u32(vyre_div_u32(v_flat, 4u), 2u) * 4u) + (j * 2u)) + 1u)), dot2);
                     sum_exp = vyre_fadd(sum_exp, vyre_canon(exp(vyre_select(vyre_isnan(vyre_fsub(vyre_fmul(dot2, 0.7071067690849304), max_score)), vyre_fsub(vyre_fmul(dot2, 0.7071067690849304), max_score), vyre_select((vyre_select((vyre_select(vyre_isfinite(vyre_fsub(vyre_fmul(dot2, 0.7071067690849304), max_score)), vyre_fsub(vyre_fmul(dot2, 0.7071067690849304), max_score), (-80.0)) > 0.0), 0.0, vyre_select(vyre_isfinite(vyre_fsub(vyre_fmul(dot2, 0.7071067690849304), max_score)), vyre_fsub(vyre_fmul(dot2, 0.7071067690849304), max_score), (-80.0))) < (-80.0)), (-80.0), vyre_select((vyre_select(vyre_isfinite(vyre_fsub(vyre_fmul(dot2, 0.7071067690849304), max_score)), vyre_fsub(vyre_fmul(dot2, 0.7071067690849304), max_score), (-80.0)) > 0.0), 0.0, vyre_select(vyre_isfinite(vyre_fsub(vyre_fmul(dot2, 0.7071067690849304), max_score)), vyre_fsub(vyre_fmul(dot2, 0.7071067690849304), max_score), (-80.0))))))));
                 }
             }
@@ -123,8 +123,8 @@ void main() {
                 float val = 0.0;
                 for (uint j = 0u, vk_end3 = 2u; j < vk_end3; j++) {
                     float dot3 = 0.0;
-                    dot3 = vyre_fma(vk_ld_q((((vyre_div_u32(v_flat, 4u) * 4u) + (vyre_div_u32((v_flat - (vyre_div_u32(v_flat, 4u) * 4u)), 2u) * 2u)) + 0u)), vk_ld_k((((vyre_div_u32(vyre_div_u32(v_flat, 4u), 2u) * 4u) + (j * 2u)) + 0u)), dot3);
-                    dot3 = vyre_fma(vk_ld_q((((vyre_div_u32(v_flat, 4u) * 4u) + (vyre_div_u32((v_flat - (vyre_div_u32(v_flat, 4u) * 4u)), 2u) * 2u)) + 1u)), vk_ld_k((((vyre_div_u32(vyre_div_u32(v_flat, 4u), 2u) * 4u) + (j * 2u)) + 1u)), dot3);
+                    dot3 = vyre_fma(vk_ld_q((((vyre_div_u32(v_flat, 4u) * 4u) + (vyre_div_u32((v_flat - (vyre_div_u32(v_flat, 4u) * 4u)), 2u) * 2u)) + 0u)), vk_ldn_k((((vyre_div_u32(vyre_div_u32(v_flat, 4u), 2u) * 4u) + (j * 2u)) + 0u)), dot3);
+                    dot3 = vyre_fma(vk_ld_q((((vyre_div_u32(v_flat, 4u) * 4u) + (vyre_div_u32((v_flat - (vyre_div_u32(v_flat, 4u) * 4u)), 2u) * 2u)) + 1u)), vk_ldn_k((((vyre_div_u32(vyre_div_u32(v_flat, 4u), 2u) * 4u) + (j * 2u)) + 1u)), dot3);
                     float w = vyre_fdiv(vyre_canon(exp(vyre_select(vyre_isnan(vyre_fsub(vyre_fmul(dot3, 0.7071067690849304), max_score)), vyre_fsub(vyre_fmul(dot3, 0.7071067690849304), max_score), vyre_select((vyre_select((vyre_select(vyre_isfinite(vyre_fsub(vyre_fmul(dot3, 0.7071067690849304), max_score)), vyre_fsub(vyre_fmul(dot3, 0.7071067690849304), max_score), (-80.0)) > 0.0), 0.0, vyre_select(vyre_isfinite(vyre_fsub(vyre_fmul(dot3, 0.7071067690849304), max_score)), vyre_fsub(vyre_fmul(dot3, 0.7071067690849304), max_score), (-80.0))) < (-80.0)), (-80.0), vyre_select((vyre_select(vyre_isfinite(vyre_fsub(vyre_fmul(dot3, 0.7071067690849304), max_score)), vyre_fsub(vyre_fmul(dot3, 0.7071067690849304), max_score), (-80.0)) > 0.0), 0.0, vyre_select(vyre_isfinite(vyre_fsub(vyre_fmul(dot3, 0.7071067690849304), max_score)), vyre_fsub(vyre_fmul(dot3, 0.7071067690849304), max_score), (-80.0))))))), denom);
                     val = vyre_fma(w, vk_ld_v((((vyre_div_u32(vyre_div_u32(v_flat, 4u), 2u) * 4u) + (j * 2u)) + ((v_flat - (vyre_div_u32(v_flat, 4u) * 4u)) - (vyre_div_u32((v_flat - (vyre_div_u32(v_flat, 4u) * 4u)), 2u) * 2u)))), val);
                 }

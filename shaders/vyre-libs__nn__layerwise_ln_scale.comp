@@ -25,15 +25,15 @@ float vyre_fmul(float a, float b) {
     precise float r = a * b; return vyre_canon(r);
 }
 
-float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_scale(uint vk_i) { uint vk_n = uint(scale.length()); float vk_x = scale[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_v_input(uint vk_i) { float vk_x = v_input[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_scale(uint vk_i) { float vk_x = scale[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::layerwise_ln_scale
         uint i = gl_GlobalInvocationID.x;
         if (i < 4u) {
-            vk_st_v_output(i, vyre_fmul(vk_ld_v_input(i), vk_ld_scale(i)));
+            vk_st_v_output(i, vyre_fmul(vk_ldn_v_input(i), vk_ldn_scale(i)));
         }
     }
 }

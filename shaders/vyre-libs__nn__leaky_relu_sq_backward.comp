@@ -27,15 +27,15 @@ float vyre_fmul(float a, float b) {
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_fmax(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (a < b ? b : a)); }
 
-float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_grad_out(uint vk_i) { uint vk_n = uint(grad_out.length()); float vk_x = grad_out[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_v_input(uint vk_i) { float vk_x = v_input[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_grad_out(uint vk_i) { float vk_x = grad_out[vk_i]; return vyre_canon(vk_x); }
 void vk_st_grad_in(uint vk_i, float vk_v) { if (vk_i < uint(grad_in.length())) grad_in[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::leaky_relu_sq_backward
         uint i = gl_GlobalInvocationID.x;
         if (i < 4u) {
-            vk_st_grad_in(i, vyre_fmul(vk_ld_grad_out(i), vyre_fmax(vyre_fmul(0.5, vk_ld_v_input(i)), vyre_fmul(2.0, vk_ld_v_input(i)))));
+            vk_st_grad_in(i, vyre_fmul(vk_ldn_grad_out(i), vyre_fmax(vyre_fmul(0.5, vk_ldn_v_input(i)), vyre_fmul(2.0, vk_ldn_v_input(i)))));
         }
     }
 }

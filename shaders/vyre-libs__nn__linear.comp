@@ -13,8 +13,8 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
 uint vk_ld_x(uint vk_i) { uint vk_n = uint(x.length()); uint vk_x = x[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-uint vk_ld_w(uint vk_i) { uint vk_n = uint(w.length()); uint vk_x = w[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-uint vk_ld_b(uint vk_i) { uint vk_n = uint(b.length()); uint vk_x = b[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ldn_w(uint vk_i) { uint vk_x = w[vk_i]; return vk_x; }
+uint vk_ldn_b(uint vk_i) { uint vk_x = b[vk_i]; return vk_x; }
 void vk_st_v_out(uint vk_i, uint vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vk_v; }
 
 void main() {
@@ -26,9 +26,9 @@ void main() {
             if (idx < uint(v_out.length())) {
                 uint acc = 0u;
                 for (uint kk = 0u, vk_end1 = 4u; kk < vk_end1; kk++) {
-                    acc = (acc + (vk_ld_x(((row * 4u) + kk)) * vk_ld_w(((kk * 4u) + col))));
+                    acc = (acc + (vk_ld_x(((row * 4u) + kk)) * vk_ldn_w(((kk * 4u) + col))));
                 }
-                vk_st_v_out(idx, (acc + vk_ld_b(col)));
+                vk_st_v_out(idx, (acc + vk_ldn_b(col)));
             }
         }
     }

@@ -36,18 +36,18 @@ float vyre_fmul(float a, float b) {
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
-float vk_ld_x(uint vk_i) { uint vk_n = uint(x.length()); float vk_x = x[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-uint vk_ld_w(uint vk_i) { uint vk_n = uint(w.length()); uint vk_x = w[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-float vk_ld_b(uint vk_i) { uint vk_n = uint(b.length()); float vk_x = b[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_x(uint vk_i) { float vk_x = x[vk_i]; return vyre_canon(vk_x); }
+uint vk_ldn_w(uint vk_i) { uint vk_x = w[vk_i]; return vk_x; }
+float vk_ldn_b(uint vk_i) { float vk_x = b[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::linear_4bit
         uint i = gl_GlobalInvocationID.x;
         if (i < 4u) {
-            float acc = vk_ld_b(i);
+            float acc = vk_ldn_b(i);
             for (uint k = 0u, vk_end1 = 8u; k < vk_end1; k++) {
-                acc = vyre_fadd(acc, vyre_fmul(vk_ld_x(k), float(((vk_ld_w(((vyre_div_u32(k, 8u) * 4u) + i)) >> ((vyre_mod_u32(k, 8u) * 4u) & 31u)) & 15u))));
+                acc = vyre_fadd(acc, vyre_fmul(vk_ldn_x(k), float(((vk_ldn_w(((vyre_div_u32(k, 8u) * 4u) + i)) >> ((vyre_mod_u32(k, 8u) * 4u) & 31u)) & 15u))));
             }
             vk_st_v_out(i, acc);
         }

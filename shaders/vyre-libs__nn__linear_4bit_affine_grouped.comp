@@ -47,7 +47,7 @@ bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
-float vk_ld_x(uint vk_i) { uint vk_n = uint(x.length()); float vk_x = x[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_x(uint vk_i) { float vk_x = x[vk_i]; return vyre_canon(vk_x); }
 uint vk_ld_w(uint vk_i) { uint vk_n = uint(w.length()); uint vk_x = w[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 float vk_ld_scale(uint vk_i) { uint vk_n = uint(scale.length()); float vk_x = scale[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 uint vk_ld_zp(uint vk_i) { uint vk_n = uint(zp.length()); uint vk_x = zp[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
@@ -92,7 +92,7 @@ void main() {
                     uint group_zero_point = (vk_p2 ? vk_ld_zp(sidecar_idx) : 0u);
                     if (vk_p2) {
                         if (k < 8u) {
-                            local_acc = vyre_fadd(local_acc, vyre_fmul(vk_ld_x(k), vyre_fmul(vyre_fsub(float(((packed_word >> ((lane_in_word * 4u) & 31u)) & 15u)), float(group_zero_point)), group_scale)));
+                            local_acc = vyre_fadd(local_acc, vyre_fmul(vk_ldn_x(k), vyre_fmul(vyre_fsub(float(((packed_word >> ((lane_in_word * 4u) & 31u)) & 15u)), float(group_zero_point)), group_scale)));
                         }
                     }
                 }

@@ -36,18 +36,18 @@ float vyre_fmul(float a, float b) {
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_fmax(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (a < b ? b : a)); }
 
-float vk_ld_x(uint vk_i) { uint vk_n = uint(x.length()); float vk_x = x[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_w(uint vk_i) { uint vk_n = uint(w.length()); float vk_x = w[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_b(uint vk_i) { uint vk_n = uint(b.length()); float vk_x = b[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_x(uint vk_i) { float vk_x = x[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_w(uint vk_i) { float vk_x = w[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_b(uint vk_i) { float vk_x = b[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::linear_relu
         uint i = gl_GlobalInvocationID.x;
         if (i < 4u) {
-            float acc = vk_ld_b(i);
+            float acc = vk_ldn_b(i);
             for (uint k = 0u, vk_end1 = 4u; k < vk_end1; k++) {
-                acc = vyre_fadd(acc, vyre_fmul(vk_ld_x(k), vk_ld_w(((k * 4u) + i))));
+                acc = vyre_fadd(acc, vyre_fmul(vk_ldn_x(k), vk_ldn_w(((k * 4u) + i))));
             }
             vk_st_v_out(i, vyre_fmax(0.0, acc));
         }

@@ -17,9 +17,9 @@ bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
-uint vk_ld_x(uint vk_i) { uint vk_n = uint(x.length()); uint vk_x = x[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-uint vk_ld_w(uint vk_i) { uint vk_n = uint(w.length()); uint vk_x = w[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-uint vk_ld_b(uint vk_i) { uint vk_n = uint(b.length()); uint vk_x = b[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ldn_x(uint vk_i) { uint vk_x = x[vk_i]; return vk_x; }
+uint vk_ldn_w(uint vk_i) { uint vk_x = w[vk_i]; return vk_x; }
+uint vk_ldn_b(uint vk_i) { uint vk_x = b[vk_i]; return vk_x; }
 uint vk_ld_matmul_a_tile(uint vk_i) { uint vk_n = 32u; uint vk_x = matmul_a_tile[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 void vk_st_matmul_a_tile(uint vk_i, uint vk_v) { if (vk_i < 32u) matmul_a_tile[vk_i] = vk_v; }
 uint vk_ld_matmul_b_tile(uint vk_i) { uint vk_n = 32u; uint vk_x = matmul_b_tile[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
@@ -44,7 +44,7 @@ void main() {
                 uint col = (tile_col_base + local_col);
                 uint acc = 0u;
                 if (vyre_and(vyre_truthy((row < 1u)), vyre_truthy((col < 4u)))) {
-                    acc = vk_ld_b(col);
+                    acc = vk_ldn_b(col);
                 }
                 for (uint tile_idx = 0u, vk_end1 = 2u; tile_idx < vk_end1; tile_idx++) {
                     uint k_base = (tile_idx * 2u);
@@ -57,7 +57,7 @@ void main() {
                             uint a_k = (k_base + a_local_k);
                             vk_st_matmul_a_tile(a_linear, 0u);
                             if (vyre_and(vyre_truthy((a_row < 1u)), vyre_truthy((a_k < 4u)))) {
-                                vk_st_matmul_a_tile(a_linear, vk_ld_x(((a_row * 4u) + a_k)));
+                                vk_st_matmul_a_tile(a_linear, vk_ldn_x(((a_row * 4u) + a_k)));
                             }
                         }
                         uint b_linear = (local + (load_pass * 256u));
@@ -68,7 +68,7 @@ void main() {
                             uint b_col = (tile_col_base + b_local_col);
                             vk_st_matmul_b_tile(b_linear, 0u);
                             if (vyre_and(vyre_truthy((b_k < 4u)), vyre_truthy((b_col < 4u)))) {
-                                vk_st_matmul_b_tile(b_linear, vk_ld_w(((b_k * 4u) + b_col)));
+                                vk_st_matmul_b_tile(b_linear, vk_ldn_w(((b_k * 4u) + b_col)));
                             }
                         }
                     }

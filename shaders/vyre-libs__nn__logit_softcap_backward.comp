@@ -43,15 +43,15 @@ float vyre_fdiv(float a, float b) {
     precise float r = a / b; return vyre_canon(r);
 }
 
-float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_grad_out(uint vk_i) { uint vk_n = uint(grad_out.length()); float vk_x = grad_out[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_v_input(uint vk_i) { float vk_x = v_input[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_grad_out(uint vk_i) { float vk_x = grad_out[vk_i]; return vyre_canon(vk_x); }
 void vk_st_grad_in(uint vk_i, float vk_v) { if (vk_i < uint(grad_in.length())) grad_in[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::logit_softcap_backward
         uint i = gl_GlobalInvocationID.x;
         if (i < 4u) {
-            vk_st_grad_in(i, vyre_fmul(vk_ld_grad_out(i), vyre_fdiv(vyre_fmul(4.0, vyre_canon(exp(vyre_fmul((-2.0), vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fdiv(vk_ld_v_input(i), 30.0)) & 0x7FFFFFFFu)))))), vyre_fmul(vyre_fadd(1.0, vyre_canon(exp(vyre_fmul((-2.0), vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fdiv(vk_ld_v_input(i), 30.0)) & 0x7FFFFFFFu)))))), vyre_fadd(1.0, vyre_canon(exp(vyre_fmul((-2.0), vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fdiv(vk_ld_v_input(i), 30.0)) & 0x7FFFFFFFu))))))))));
+            vk_st_grad_in(i, vyre_fmul(vk_ldn_grad_out(i), vyre_fdiv(vyre_fmul(4.0, vyre_canon(exp(vyre_fmul((-2.0), vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fdiv(vk_ldn_v_input(i), 30.0)) & 0x7FFFFFFFu)))))), vyre_fmul(vyre_fadd(1.0, vyre_canon(exp(vyre_fmul((-2.0), vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fdiv(vk_ldn_v_input(i), 30.0)) & 0x7FFFFFFFu)))))), vyre_fadd(1.0, vyre_canon(exp(vyre_fmul((-2.0), vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fdiv(vk_ldn_v_input(i), 30.0)) & 0x7FFFFFFFu))))))))));
         }
     }
 }

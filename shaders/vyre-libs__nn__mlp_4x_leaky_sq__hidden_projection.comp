@@ -36,9 +36,9 @@ float vyre_fmul(float a, float b) {
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_fmax(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (a < b ? b : a)); }
 
-float vk_ld_x(uint vk_i) { uint vk_n = uint(x.length()); float vk_x = x[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_w1(uint vk_i) { uint vk_n = uint(w1.length()); float vk_x = w1[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_b1(uint vk_i) { uint vk_n = uint(b1.length()); float vk_x = b1[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_x(uint vk_i) { float vk_x = x[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_w1(uint vk_i) { float vk_x = w1[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_b1(uint vk_i) { float vk_x = b1[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_mlp_4x_leaky_sq_hidden(uint vk_i, float vk_v) { if (vk_i < uint(v_mlp_4x_leaky_sq_hidden.length())) v_mlp_4x_leaky_sq_hidden[vk_i] = vyre_canon(vk_v); }
 
 void main() {
@@ -48,9 +48,9 @@ void main() {
             for (uint hidden_chunk = 0u, vk_end1 = 1u; hidden_chunk < vk_end1; hidden_chunk++) {
                 uint j = ((hidden_chunk * 256u) + lane);
                 if (j < 4u) {
-                    float h = vk_ld_b1(j);
+                    float h = vk_ldn_b1(j);
                     for (uint k = 0u, vk_end2 = 2u; k < vk_end2; k++) {
-                        h = vyre_fadd(h, vyre_fmul(vk_ld_x(k), vk_ld_w1(((k * 4u) + j))));
+                        h = vyre_fadd(h, vyre_fmul(vk_ldn_x(k), vk_ldn_w1(((k * 4u) + j))));
                     }
                     float lk = vyre_fmax(vyre_fmul(0.5, h), h);
                     vk_st_v_mlp_4x_leaky_sq_hidden(j, vyre_fmul(lk, lk));

@@ -34,9 +34,9 @@ float vyre_fmul(float a, float b) {
     precise float r = a * b; return vyre_canon(r);
 }
 
-float vk_ld_w2(uint vk_i) { uint vk_n = uint(w2.length()); float vk_x = w2[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_b2(uint vk_i) { uint vk_n = uint(b2.length()); float vk_x = b2[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_v_mlp_4x_leaky_sq_hidden(uint vk_i) { uint vk_n = uint(v_mlp_4x_leaky_sq_hidden.length()); float vk_x = v_mlp_4x_leaky_sq_hidden[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_w2(uint vk_i) { float vk_x = w2[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_b2(uint vk_i) { float vk_x = b2[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_v_mlp_4x_leaky_sq_hidden(uint vk_i) { float vk_x = v_mlp_4x_leaky_sq_hidden[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
@@ -46,9 +46,9 @@ void main() {
             for (uint out_chunk = 0u, vk_end1 = 1u; out_chunk < vk_end1; out_chunk++) {
                 uint i = ((out_chunk * 256u) + lane);
                 if (i < 2u) {
-                    float out_acc = vk_ld_b2(i);
+                    float out_acc = vk_ldn_b2(i);
                     for (uint j = 0u, vk_end2 = 4u; j < vk_end2; j++) {
-                        out_acc = vyre_fadd(out_acc, vyre_fmul(vk_ld_v_mlp_4x_leaky_sq_hidden(j), vk_ld_w2(((j * 2u) + i))));
+                        out_acc = vyre_fadd(out_acc, vyre_fmul(vk_ldn_v_mlp_4x_leaky_sq_hidden(j), vk_ldn_w2(((j * 2u) + i))));
                     }
                     vk_st_v_out(i, out_acc);
                 }

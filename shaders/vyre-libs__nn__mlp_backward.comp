@@ -38,11 +38,11 @@ float vyre_fmul(float a, float b) {
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_fmax(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (a < b ? b : a)); }
 
-float vk_ld_x(uint vk_i) { uint vk_n = uint(x.length()); float vk_x = x[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_w1(uint vk_i) { uint vk_n = uint(w1.length()); float vk_x = w1[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_b1(uint vk_i) { uint vk_n = uint(b1.length()); float vk_x = b1[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_w2(uint vk_i) { uint vk_n = uint(w2.length()); float vk_x = w2[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_grad_out(uint vk_i) { uint vk_n = uint(grad_out.length()); float vk_x = grad_out[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_x(uint vk_i) { float vk_x = x[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_w1(uint vk_i) { float vk_x = w1[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_b1(uint vk_i) { float vk_x = b1[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_w2(uint vk_i) { float vk_x = w2[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_grad_out(uint vk_i) { float vk_x = grad_out[vk_i]; return vyre_canon(vk_x); }
 void vk_st_grad_x(uint vk_i, float vk_v) { if (vk_i < uint(grad_x.length())) grad_x[vk_i] = vyre_canon(vk_v); }
 
 void main() {
@@ -51,17 +51,17 @@ void main() {
         if (i < 2u) {
             float gx = 0.0;
             for (uint j = 0u, vk_end1 = 2u; j < vk_end1; j++) {
-                float h_acc = vk_ld_b1(j);
+                float h_acc = vk_ldn_b1(j);
                 for (uint m = 0u, vk_end2 = 2u; m < vk_end2; m++) {
-                    h_acc = vyre_fadd(h_acc, vyre_fmul(vk_ld_x(m), vk_ld_w1(((m * 2u) + j))));
+                    h_acc = vyre_fadd(h_acc, vyre_fmul(vk_ldn_x(m), vk_ldn_w1(((m * 2u) + j))));
                 }
                 float d_act = vyre_fmax(vyre_fmul(0.5, h_acc), vyre_fmul(2.0, h_acc));
                 float gh_act = 0.0;
                 for (uint k = 0u, vk_end3 = 2u; k < vk_end3; k++) {
-                    gh_act = vyre_fadd(gh_act, vyre_fmul(vk_ld_grad_out(k), vk_ld_w2(((j * 2u) + k))));
+                    gh_act = vyre_fadd(gh_act, vyre_fmul(vk_ldn_grad_out(k), vk_ldn_w2(((j * 2u) + k))));
                 }
                 float gh = vyre_fmul(gh_act, d_act);
-                gx = vyre_fadd(gx, vyre_fmul(gh, vk_ld_w1(((i * 2u) + j))));
+                gx = vyre_fadd(gx, vyre_fmul(gh, vk_ldn_w1(((i * 2u) + j))));
             }
             vk_st_grad_x(i, gx);
         }

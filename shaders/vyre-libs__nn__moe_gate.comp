@@ -43,12 +43,13 @@ float vyre_fdiv(float a, float b) {
 float vyre_fmax(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (a < b ? b : a)); }
 
 float vk_ld_scores(uint vk_i) { uint vk_n = uint(scores.length()); float vk_x = scores[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-uint vk_ld_indices(uint vk_i) { uint vk_n = uint(indices.length()); uint vk_x = indices[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+float vk_ldn_scores(uint vk_i) { float vk_x = scores[vk_i]; return vyre_canon(vk_x); }
+uint vk_ldn_indices(uint vk_i) { uint vk_x = indices[vk_i]; return vk_x; }
 void vk_st_indices(uint vk_i, uint vk_v) { if (vk_i < uint(indices.length())) indices[vk_i] = vk_v; }
 void vk_st_weights(uint vk_i, float vk_v) { if (vk_i < uint(weights.length())) weights[vk_i] = vyre_canon(vk_v); }
-float vk_ld_v_moe_gate_scores_scratch(uint vk_i) { uint vk_n = 8u; float vk_x = v_moe_gate_scores_scratch[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+float vk_ldn_v_moe_gate_scores_scratch(uint vk_i) { float vk_x = v_moe_gate_scores_scratch[vk_i]; return vk_x; }
 void vk_st_v_moe_gate_scores_scratch(uint vk_i, float vk_v) { if (vk_i < 8u) v_moe_gate_scores_scratch[vk_i] = vyre_canon(vk_v); }
-float vk_ld_v_moe_gate_stats(uint vk_i) { uint vk_n = 2u; float vk_x = v_moe_gate_stats[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+float vk_ldn_v_moe_gate_stats(uint vk_i) { float vk_x = v_moe_gate_stats[vk_i]; return vk_x; }
 void vk_st_v_moe_gate_stats(uint vk_i, float vk_v) { if (vk_i < 2u) v_moe_gate_stats[vk_i] = vyre_canon(vk_v); }
 
 void main() {
@@ -60,13 +61,13 @@ void main() {
             {  // region vyre-libs::nn::moe_gate::softmax_stats
                 float max_score = (-3.4028234663852886e+38);
                 for (uint i = 0u, vk_end1 = 8u; i < vk_end1; i++) {
-                    float score = vk_ld_scores(i);
+                    float score = vk_ldn_scores(i);
                     vk_st_v_moe_gate_scores_scratch(i, score);
                     max_score = vyre_fmax(max_score, score);
                 }
                 float sum_exp = 0.0;
                 for (uint i = 0u, vk_end2 = 8u; i < vk_end2; i++) {
-                    sum_exp = vyre_fadd(sum_exp, vyre_canon(exp(vyre_fsub(vk_ld_scores(i), max_score))));
+                    sum_exp = vyre_fadd(sum_exp, vyre_canon(exp(vyre_fsub(vk_ldn_scores(i), max_score))));
                 }
                 vk_st_v_moe_gate_stats(0u, max_score);
                 vk_st_v_moe_gate_stats(1u, sum_exp);
@@ -76,7 +77,7 @@ void main() {
                     uint best_idx = 0u;
                     float best_score = (-3.4028234663852886e+38);
                     for (uint q = 0u, vk_end4 = 8u; q < vk_end4; q++) {
-                        float cand = vk_ld_v_moe_gate_scores_scratch(q);
+                        float cand = vk_ldn_v_moe_gate_scores_scratch(q);
                         if (cand > best_score) {
                             best_score = cand;
                             best_idx = q;
@@ -87,10 +88,10 @@ void main() {
                 }
             }
             {  // region vyre-libs::nn::moe_gate::weight_write
-                float max_score = vk_ld_v_moe_gate_stats(0u);
-                float sum_exp = vk_ld_v_moe_gate_stats(1u);
+                float max_score = vk_ldn_v_moe_gate_stats(0u);
+                float sum_exp = vk_ldn_v_moe_gate_stats(1u);
                 for (uint j = 0u, vk_end5 = 2u; j < vk_end5; j++) {
-                    uint best_idx = vk_ld_indices(j);
+                    uint best_idx = vk_ldn_indices(j);
                     float best_score = vk_ld_scores(best_idx);
                     vk_st_weights(j, vyre_fdiv(vyre_canon(exp(vyre_fsub(best_score, max_score))), sum_exp));
                 }

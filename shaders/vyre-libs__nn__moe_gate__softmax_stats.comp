@@ -31,7 +31,7 @@ float vyre_fsub(float a, float b) {
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_fmax(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (a < b ? b : a)); }
 
-float vk_ld_scores(uint vk_i) { uint vk_n = uint(scores.length()); float vk_x = scores[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_scores(uint vk_i) { float vk_x = scores[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_moe_gate_scores_scratch(uint vk_i, float vk_v) { if (vk_i < uint(v_moe_gate_scores_scratch.length())) v_moe_gate_scores_scratch[vk_i] = vyre_canon(vk_v); }
 void vk_st_v_moe_gate_stats(uint vk_i, float vk_v) { if (vk_i < uint(v_moe_gate_stats.length())) v_moe_gate_stats[vk_i] = vyre_canon(vk_v); }
 
@@ -40,13 +40,13 @@ void main() {
         if (gl_GlobalInvocationID.x == 0u) {
             float max_score = (-3.4028234663852886e+38);
             for (uint i = 0u, vk_end1 = 8u; i < vk_end1; i++) {
-                float score = vk_ld_scores(i);
+                float score = vk_ldn_scores(i);
                 vk_st_v_moe_gate_scores_scratch(i, score);
                 max_score = vyre_fmax(max_score, score);
             }
             float sum_exp = 0.0;
             for (uint i = 0u, vk_end2 = 8u; i < vk_end2; i++) {
-                sum_exp = vyre_fadd(sum_exp, vyre_canon(exp(vyre_fsub(vk_ld_scores(i), max_score))));
+                sum_exp = vyre_fadd(sum_exp, vyre_canon(exp(vyre_fsub(vk_ldn_scores(i), max_score))));
             }
             vk_st_v_moe_gate_stats(0u, max_score);
             vk_st_v_moe_gate_stats(1u, sum_exp);

@@ -36,17 +36,17 @@ float vyre_fdiv(float a, float b) {
 }
 
 float vk_ld_scores(uint vk_i) { uint vk_n = uint(scores.length()); float vk_x = scores[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-uint vk_ld_indices(uint vk_i) { uint vk_n = uint(indices.length()); uint vk_x = indices[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-float vk_ld_v_moe_gate_stats(uint vk_i) { uint vk_n = uint(v_moe_gate_stats.length()); float vk_x = v_moe_gate_stats[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+uint vk_ldn_indices(uint vk_i) { uint vk_x = indices[vk_i]; return vk_x; }
+float vk_ldn_v_moe_gate_stats(uint vk_i) { float vk_x = v_moe_gate_stats[vk_i]; return vyre_canon(vk_x); }
 void vk_st_weights(uint vk_i, float vk_v) { if (vk_i < uint(weights.length())) weights[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::moe_gate::weight_write
         if (gl_GlobalInvocationID.x == 0u) {
-            float max_score = vk_ld_v_moe_gate_stats(0u);
-            float sum_exp = vk_ld_v_moe_gate_stats(1u);
+            float max_score = vk_ldn_v_moe_gate_stats(0u);
+            float sum_exp = vk_ldn_v_moe_gate_stats(1u);
             for (uint j = 0u, vk_end1 = 2u; j < vk_end1; j++) {
-                uint best_idx = vk_ld_indices(j);
+                uint best_idx = vk_ldn_indices(j);
                 float best_score = vk_ld_scores(best_idx);
                 vk_st_weights(j, vyre_fdiv(vyre_canon(exp(vyre_fsub(best_score, max_score))), sum_exp));
             }

@@ -25,16 +25,16 @@ float vyre_fadd(float a, float b) {
     precise float r = a + b; return vyre_canon(r);
 }
 
-float vk_ld_x(uint vk_i) { uint vk_n = uint(x.length()); float vk_x = x[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_attn(uint vk_i) { uint vk_n = uint(attn.length()); float vk_x = attn[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_mlp(uint vk_i) { uint vk_n = uint(mlp.length()); float vk_x = mlp[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_x(uint vk_i) { float vk_x = x[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_attn(uint vk_i) { float vk_x = attn[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_mlp(uint vk_i) { float vk_x = mlp[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::parallel_residual_block
         uint i = gl_GlobalInvocationID.x;
         if (i < 4u) {
-            vk_st_v_out(i, vyre_fadd(vyre_fadd(vk_ld_x(i), vk_ld_attn(i)), vk_ld_mlp(i)));
+            vk_st_v_out(i, vyre_fadd(vyre_fadd(vk_ldn_x(i), vk_ldn_attn(i)), vk_ldn_mlp(i)));
         }
     }
 }

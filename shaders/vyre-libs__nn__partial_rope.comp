@@ -46,6 +46,7 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
 float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_v_input(uint vk_i) { float vk_x = v_input[vk_i]; return vyre_canon(vk_x); }
 float vk_ld_v_cos(uint vk_i) { uint vk_n = uint(v_cos.length()); float vk_x = v_cos[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 float vk_ld_v_sin(uint vk_i) { uint vk_n = uint(v_sin.length()); float vk_x = v_sin[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
@@ -54,7 +55,7 @@ void main() {
     {  // region vyre-libs::nn::partial_rope
         uint i = gl_GlobalInvocationID.x;
         if (i < 8u) {
-            vk_st_v_output(i, vyre_select((vyre_mod_u32(i, 4u) < 2u), vyre_select((vyre_mod_u32(vyre_mod_u32(i, 4u), 2u) == 0u), vyre_fsub(vyre_fmul(vk_ld_v_input((i - vyre_mod_u32(vyre_mod_u32(i, 4u), 2u))), vk_ld_v_cos(((vyre_mod_u32(vyre_div_u32(i, 4u), 2u) * 1u) + vyre_div_u32(vyre_mod_u32(i, 4u), 2u)))), vyre_fmul(vk_ld_v_input(((i - vyre_mod_u32(vyre_mod_u32(i, 4u), 2u)) + 1u)), vk_ld_v_sin(((vyre_mod_u32(vyre_div_u32(i, 4u), 2u) * 1u) + vyre_div_u32(vyre_mod_u32(i, 4u), 2u))))), vyre_fadd(vyre_fmul(vk_ld_v_input((i - vyre_mod_u32(vyre_mod_u32(i, 4u), 2u))), vk_ld_v_sin(((vyre_mod_u32(vyre_div_u32(i, 4u), 2u) * 1u) + vyre_div_u32(vyre_mod_u32(i, 4u), 2u)))), vyre_fmul(vk_ld_v_input(((i - vyre_mod_u32(vyre_mod_u32(i, 4u), 2u)) + 1u)), vk_ld_v_cos(((vyre_mod_u32(vyre_div_u32(i, 4u), 2u) * 1u) + vyre_div_u32(vyre_mod_u32(i, 4u), 2u)))))), vk_ld_v_input(i)));
+            vk_st_v_output(i, vyre_select((vyre_mod_u32(i, 4u) < 2u), vyre_select((vyre_mod_u32(vyre_mod_u32(i, 4u), 2u) == 0u), vyre_fsub(vyre_fmul(vk_ld_v_input((i - vyre_mod_u32(vyre_mod_u32(i, 4u), 2u))), vk_ld_v_cos(((vyre_mod_u32(vyre_div_u32(i, 4u), 2u) * 1u) + vyre_div_u32(vyre_mod_u32(i, 4u), 2u)))), vyre_fmul(vk_ld_v_input(((i - vyre_mod_u32(vyre_mod_u32(i, 4u), 2u)) + 1u)), vk_ld_v_sin(((vyre_mod_u32(vyre_div_u32(i, 4u), 2u) * 1u) + vyre_div_u32(vyre_mod_u32(i, 4u), 2u))))), vyre_fadd(vyre_fmul(vk_ld_v_input((i - vyre_mod_u32(vyre_mod_u32(i, 4u), 2u))), vk_ld_v_sin(((vyre_mod_u32(vyre_div_u32(i, 4u), 2u) * 1u) + vyre_div_u32(vyre_mod_u32(i, 4u), 2u)))), vyre_fmul(vk_ld_v_input(((i - vyre_mod_u32(vyre_mod_u32(i, 4u), 2u)) + 1u)), vk_ld_v_cos(((vyre_mod_u32(vyre_div_u32(i, 4u), 2u) * 1u) + vyre_div_u32(vyre_mod_u32(i, 4u), 2u)))))), vk_ldn_v_input(i)));
         }
     }
 }

@@ -26,15 +26,15 @@ float vyre_fmul(float a, float b) {
 }
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
-float vk_ld_gain(uint vk_i) { uint vk_n = uint(gain.length()); float vk_x = gain[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_grad_out(uint vk_i) { uint vk_n = uint(grad_out.length()); float vk_x = grad_out[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_gain(uint vk_i) { float vk_x = gain[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_grad_out(uint vk_i) { float vk_x = grad_out[vk_i]; return vyre_canon(vk_x); }
 void vk_st_grad_q(uint vk_i, float vk_v) { if (vk_i < uint(grad_q.length())) grad_q[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::qk_gain_backward
         uint i = gl_GlobalInvocationID.x;
         if (i < 4u) {
-            vk_st_grad_q(i, vyre_fmul(vk_ld_grad_out(i), vk_ld_gain(vyre_div_u32(i, 2u))));
+            vk_st_grad_q(i, vyre_fmul(vk_ldn_grad_out(i), vk_ldn_gain(vyre_div_u32(i, 2u))));
         }
     }
 }

@@ -17,7 +17,7 @@ float vyre_canon(float x) {
     return x;
 }
 
-float vk_ld_grad_out(uint vk_i) { uint vk_n = uint(grad_out.length()); float vk_x = grad_out[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_grad_out(uint vk_i) { float vk_x = grad_out[vk_i]; return vyre_canon(vk_x); }
 void vk_st_grad_x(uint vk_i, float vk_v) { if (vk_i < uint(grad_x.length())) grad_x[vk_i] = vyre_canon(vk_v); }
 void vk_st_grad_attn(uint vk_i, float vk_v) { if (vk_i < uint(grad_attn.length())) grad_attn[vk_i] = vyre_canon(vk_v); }
 void vk_st_grad_mlp(uint vk_i, float vk_v) { if (vk_i < uint(grad_mlp.length())) grad_mlp[vk_i] = vyre_canon(vk_v); }
@@ -26,9 +26,9 @@ void main() {
     {  // region vyre-libs::nn::residual_block_backward
         uint i = gl_GlobalInvocationID.x;
         if (i < 4u) {
-            vk_st_grad_x(i, vk_ld_grad_out(i));
-            vk_st_grad_attn(i, vk_ld_grad_out(i));
-            vk_st_grad_mlp(i, vk_ld_grad_out(i));
+            vk_st_grad_x(i, vk_ldn_grad_out(i));
+            vk_st_grad_attn(i, vk_ldn_grad_out(i));
+            vk_st_grad_mlp(i, vk_ldn_grad_out(i));
         }
     }
 }

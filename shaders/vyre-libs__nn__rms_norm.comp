@@ -50,10 +50,10 @@ bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
-float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_rms_scratch(uint vk_i) { uint vk_n = 4u; float vk_x = rms_scratch[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+float vk_ldn_v_input(uint vk_i) { float vk_x = v_input[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_rms_scratch(uint vk_i) { float vk_x = rms_scratch[vk_i]; return vk_x; }
 void vk_st_rms_scratch(uint vk_i, float vk_v) { if (vk_i < 4u) rms_scratch[vk_i] = vyre_canon(vk_v); }
-float vk_ld_rms_scale(uint vk_i) { uint vk_n = 1u; float vk_x = rms_scale[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+float vk_ldn_rms_scale(uint vk_i) { float vk_x = rms_scale[vk_i]; return vk_x; }
 void vk_st_rms_scale(uint vk_i, float vk_v) { if (vk_i < 1u) rms_scale[vk_i] = vyre_canon(vk_v); }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
@@ -69,7 +69,7 @@ void main() {
                 for (uint chunk = 0u, vk_end1 = 1u; chunk < vk_end1; chunk++) {
                     uint idx = ((chunk * 4u) + local);
                     if (idx < 4u) {
-                        local_sum = vyre_fadd(local_sum, vyre_fmul(vk_ld_v_input(idx), vk_ld_v_input(idx)));
+                        local_sum = vyre_fadd(local_sum, vyre_fmul(vk_ldn_v_input(idx), vk_ldn_v_input(idx)));
                     }
                 }
                 vk_st_rms_scratch(local, local_sum);
@@ -79,28 +79,28 @@ void main() {
         {  // region vyre-primitives::reduce::workgroup_sum_f32
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 2u)))) {
                 if ((local + 2u) < 4u) {
-                    vk_st_rms_scratch(local, vyre_fadd(vk_ld_rms_scratch(local), vk_ld_rms_scratch((local + 2u))));
+                    vk_st_rms_scratch(local, vyre_fadd(vk_ldn_rms_scratch(local), vk_ldn_rms_scratch((local + 2u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 1u)))) {
                 if ((local + 1u) < 4u) {
-                    vk_st_rms_scratch(local, vyre_fadd(vk_ld_rms_scratch(local), vk_ld_rms_scratch((local + 1u))));
+                    vk_st_rms_scratch(local, vyre_fadd(vk_ldn_rms_scratch(local), vk_ldn_rms_scratch((local + 1u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
         }
         if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local == 0u)))) {
-            vk_st_rms_scale(0u, vyre_rsqrt(vyre_fadd(vyre_fdiv(vk_ld_rms_scratch(0u), 4.0), 9.999999747378752e-06)));
+            vk_st_rms_scale(0u, vyre_rsqrt(vyre_fadd(vyre_fdiv(vk_ldn_rms_scratch(0u), 4.0), 9.999999747378752e-06)));
         }
         memoryBarrierShared(); memoryBarrierBuffer(); barrier();
         {  // region anonymous::vyre-libs::substrate::strided_writeback
             if (gl_WorkGroupID.x == 0u) {
-                float scale = vk_ld_rms_scale(0u);
+                float scale = vk_ldn_rms_scale(0u);
                 for (uint chunk = 0u, vk_end2 = 1u; chunk < vk_end2; chunk++) {
                     uint idx = ((chunk * 4u) + local);
                     if (idx < 4u) {
-                        vk_st_v_output(idx, vyre_fmul(vk_ld_v_input(idx), scale));
+                        vk_st_v_output(idx, vyre_fmul(vk_ldn_v_input(idx), scale));
                     }
                 }
             }

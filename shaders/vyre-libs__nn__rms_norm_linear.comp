@@ -48,10 +48,10 @@ float vyre_rsqrt(float a) {
     precise float s = sqrt(a); precise float r = 1.0 / s; return vyre_canon(r);
 }
 
-float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_w(uint vk_i) { uint vk_n = uint(w.length()); float vk_x = w[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_b(uint vk_i) { uint vk_n = uint(b.length()); float vk_x = b[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_inv_rms(uint vk_i) { uint vk_n = 1u; float vk_x = inv_rms[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+float vk_ldn_v_input(uint vk_i) { float vk_x = v_input[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_w(uint vk_i) { float vk_x = w[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_b(uint vk_i) { float vk_x = b[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_inv_rms(uint vk_i) { float vk_x = inv_rms[vk_i]; return vk_x; }
 void vk_st_inv_rms(uint vk_i, float vk_v) { if (vk_i < 1u) inv_rms[vk_i] = vyre_canon(vk_v); }
 void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
@@ -63,16 +63,16 @@ void main() {
         if (lane == 0u) {
             float sum_sq = 0.0;
             for (uint k = 0u, vk_end1 = 4u; k < vk_end1; k++) {
-                sum_sq = vyre_fadd(sum_sq, vyre_fmul(vk_ld_v_input(k), vk_ld_v_input(k)));
+                sum_sq = vyre_fadd(sum_sq, vyre_fmul(vk_ldn_v_input(k), vk_ldn_v_input(k)));
             }
             vk_st_inv_rms(0u, vyre_rsqrt(vyre_fadd(vyre_fdiv(sum_sq, 4.0), 9.999999747378752e-06)));
         }
         memoryBarrierShared(); memoryBarrierBuffer(); barrier();
         if (lane < 4u) {
-            float acc = vk_ld_b(lane);
-            float scale = vk_ld_inv_rms(0u);
+            float acc = vk_ldn_b(lane);
+            float scale = vk_ldn_inv_rms(0u);
             for (uint k = 0u, vk_end2 = 4u; k < vk_end2; k++) {
-                acc = vyre_fadd(acc, vyre_fmul(vyre_fmul(vk_ld_v_input(k), scale), vk_ld_w(((k * 4u) + lane))));
+                acc = vyre_fadd(acc, vyre_fmul(vyre_fmul(vk_ldn_v_input(k), scale), vk_ldn_w(((k * 4u) + lane))));
             }
             vk_st_v_out(lane, acc);
         }

@@ -53,16 +53,16 @@ int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
-float vk_ld_gate(uint vk_i) { uint vk_n = uint(gate.length()); float vk_x = gate[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_branch(uint vk_i) { uint vk_n = uint(branch.length()); float vk_x = branch[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_skip(uint vk_i) { uint vk_n = uint(skip.length()); float vk_x = skip[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_gate(uint vk_i) { float vk_x = gate[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_branch(uint vk_i) { float vk_x = branch[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_skip(uint vk_i) { float vk_x = skip[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::skip_gate
         uint i = gl_GlobalInvocationID.x;
         if (i < 2u) {
-            vk_st_v_output(i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fmul(vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i))))))), vk_ld_branch(i)), vyre_fmul(vyre_fsub(1.0, vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i)))))))), vk_ld_skip(i)))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i))))))), vk_ld_branch(i)), vyre_fmul(vyre_fsub(1.0, vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i)))))))), vk_ld_skip(i)))));
+            vk_st_v_output(i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fmul(vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ldn_gate(i))))))), vk_ldn_branch(i)), vyre_fmul(vyre_fsub(1.0, vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ldn_gate(i)))))))), vk_ldn_skip(i)))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ldn_gate(i))))))), vk_ldn_branch(i)), vyre_fmul(vyre_fsub(1.0, vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ldn_gate(i)))))))), vk_ldn_skip(i)))));
         }
     }
 }

@@ -50,17 +50,17 @@ float vyre_fdiv(float a, float b) {
     precise float r = a / b; return vyre_canon(r);
 }
 
-float vk_ld_gate(uint vk_i) { uint vk_n = uint(gate.length()); float vk_x = gate[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_branch(uint vk_i) { uint vk_n = uint(branch.length()); float vk_x = branch[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_skip(uint vk_i) { uint vk_n = uint(skip.length()); float vk_x = skip[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_grad_out(uint vk_i) { uint vk_n = uint(grad_out.length()); float vk_x = grad_out[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_gate(uint vk_i) { float vk_x = gate[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_branch(uint vk_i) { float vk_x = branch[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_skip(uint vk_i) { float vk_x = skip[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_grad_out(uint vk_i) { float vk_x = grad_out[vk_i]; return vyre_canon(vk_x); }
 void vk_st_grad_gate(uint vk_i, float vk_v) { if (vk_i < uint(grad_gate.length())) grad_gate[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::skip_gate_backward
         uint i = gl_GlobalInvocationID.x;
         if (i < 2u) {
-            vk_st_grad_gate(i, vyre_fmul(vk_ld_grad_out(i), vyre_fmul(vyre_fmul(vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i))))))), vyre_fsub(1.0, vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ld_gate(i))))))))), vyre_fsub(vk_ld_branch(i), vk_ld_skip(i)))));
+            vk_st_grad_gate(i, vyre_fmul(vk_ldn_grad_out(i), vyre_fmul(vyre_fmul(vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ldn_gate(i))))))), vyre_fsub(1.0, vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(vk_ldn_gate(i))))))))), vyre_fsub(vk_ldn_branch(i), vk_ldn_skip(i)))));
         }
     }
 }

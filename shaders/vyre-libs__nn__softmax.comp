@@ -48,10 +48,10 @@ bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 float vyre_fmax(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (a < b ? b : a)); }
 
-float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_softmax_scratch(uint vk_i) { uint vk_n = 256u; float vk_x = softmax_scratch[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+float vk_ldn_v_input(uint vk_i) { float vk_x = v_input[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_softmax_scratch(uint vk_i) { float vk_x = softmax_scratch[vk_i]; return vk_x; }
 void vk_st_softmax_scratch(uint vk_i, float vk_v) { if (vk_i < 256u) softmax_scratch[vk_i] = vyre_canon(vk_v); }
-float vk_ld_softmax_max(uint vk_i) { uint vk_n = 1u; float vk_x = softmax_max[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
+float vk_ldn_softmax_max(uint vk_i) { float vk_x = softmax_max[vk_i]; return vk_x; }
 void vk_st_softmax_max(uint vk_i, float vk_v) { if (vk_i < 1u) softmax_max[vk_i] = vyre_canon(vk_v); }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
@@ -67,7 +67,7 @@ void main() {
                 for (uint chunk = 0u, vk_end1 = 1u; chunk < vk_end1; chunk++) {
                     uint idx = ((chunk * 256u) + local);
                     if (idx < 4u) {
-                        local_max = vyre_select((vk_ld_v_input(idx) > local_max), vk_ld_v_input(idx), local_max);
+                        local_max = vyre_select((vk_ldn_v_input(idx) > local_max), vk_ldn_v_input(idx), local_max);
                     }
                 }
                 vk_st_softmax_scratch(local, local_max);
@@ -77,55 +77,55 @@ void main() {
         {  // region vyre-primitives::reduce::workgroup_max_f32
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 128u)))) {
                 if ((local + 128u) < 256u) {
-                    vk_st_softmax_scratch(local, vyre_fmax(vk_ld_softmax_scratch(local), vk_ld_softmax_scratch((local + 128u))));
+                    vk_st_softmax_scratch(local, vyre_fmax(vk_ldn_softmax_scratch(local), vk_ldn_softmax_scratch((local + 128u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 64u)))) {
                 if ((local + 64u) < 256u) {
-                    vk_st_softmax_scratch(local, vyre_fmax(vk_ld_softmax_scratch(local), vk_ld_softmax_scratch((local + 64u))));
+                    vk_st_softmax_scratch(local, vyre_fmax(vk_ldn_softmax_scratch(local), vk_ldn_softmax_scratch((local + 64u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 32u)))) {
                 if ((local + 32u) < 256u) {
-                    vk_st_softmax_scratch(local, vyre_fmax(vk_ld_softmax_scratch(local), vk_ld_softmax_scratch((local + 32u))));
+                    vk_st_softmax_scratch(local, vyre_fmax(vk_ldn_softmax_scratch(local), vk_ldn_softmax_scratch((local + 32u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 16u)))) {
                 if ((local + 16u) < 256u) {
-                    vk_st_softmax_scratch(local, vyre_fmax(vk_ld_softmax_scratch(local), vk_ld_softmax_scratch((local + 16u))));
+                    vk_st_softmax_scratch(local, vyre_fmax(vk_ldn_softmax_scratch(local), vk_ldn_softmax_scratch((local + 16u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 8u)))) {
                 if ((local + 8u) < 256u) {
-                    vk_st_softmax_scratch(local, vyre_fmax(vk_ld_softmax_scratch(local), vk_ld_softmax_scratch((local + 8u))));
+                    vk_st_softmax_scratch(local, vyre_fmax(vk_ldn_softmax_scratch(local), vk_ldn_softmax_scratch((local + 8u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 4u)))) {
                 if ((local + 4u) < 256u) {
-                    vk_st_softmax_scratch(local, vyre_fmax(vk_ld_softmax_scratch(local), vk_ld_softmax_scratch((local + 4u))));
+                    vk_st_softmax_scratch(local, vyre_fmax(vk_ldn_softmax_scratch(local), vk_ldn_softmax_scratch((local + 4u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 2u)))) {
                 if ((local + 2u) < 256u) {
-                    vk_st_softmax_scratch(local, vyre_fmax(vk_ld_softmax_scratch(local), vk_ld_softmax_scratch((local + 2u))));
+                    vk_st_softmax_scratch(local, vyre_fmax(vk_ldn_softmax_scratch(local), vk_ldn_softmax_scratch((local + 2u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 1u)))) {
                 if ((local + 1u) < 256u) {
-                    vk_st_softmax_scratch(local, vyre_fmax(vk_ld_softmax_scratch(local), vk_ld_softmax_scratch((local + 1u))));
+                    vk_st_softmax_scratch(local, vyre_fmax(vk_ldn_softmax_scratch(local), vk_ldn_softmax_scratch((local + 1u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
         }
         if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local == 0u)))) {
-            vk_st_softmax_max(0u, vk_ld_softmax_scratch(0u));
+            vk_st_softmax_max(0u, vk_ldn_softmax_scratch(0u));
         }
         memoryBarrierShared(); memoryBarrierBuffer(); barrier();
         {  // region vyre-libs::substrate::strided_accumulate
@@ -134,7 +134,7 @@ void main() {
                 for (uint chunk = 0u, vk_end2 = 1u; chunk < vk_end2; chunk++) {
                     uint idx = ((chunk * 256u) + local);
                     if (idx < 4u) {
-                        local_sum = vyre_fadd(local_sum, vyre_canon(exp(vyre_fsub(vk_ld_v_input(idx), vk_ld_softmax_max(0u)))));
+                        local_sum = vyre_fadd(local_sum, vyre_canon(exp(vyre_fsub(vk_ldn_v_input(idx), vk_ldn_softmax_max(0u)))));
                     }
                 }
                 vk_st_softmax_scratch(local, local_sum);
@@ -144,61 +144,61 @@ void main() {
         {  // region vyre-primitives::reduce::workgroup_sum_f32
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 128u)))) {
                 if ((local + 128u) < 256u) {
-                    vk_st_softmax_scratch(local, vyre_fadd(vk_ld_softmax_scratch(local), vk_ld_softmax_scratch((local + 128u))));
+                    vk_st_softmax_scratch(local, vyre_fadd(vk_ldn_softmax_scratch(local), vk_ldn_softmax_scratch((local + 128u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 64u)))) {
                 if ((local + 64u) < 256u) {
-                    vk_st_softmax_scratch(local, vyre_fadd(vk_ld_softmax_scratch(local), vk_ld_softmax_scratch((local + 64u))));
+                    vk_st_softmax_scratch(local, vyre_fadd(vk_ldn_softmax_scratch(local), vk_ldn_softmax_scratch((local + 64u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 32u)))) {
                 if ((local + 32u) < 256u) {
-                    vk_st_softmax_scratch(local, vyre_fadd(vk_ld_softmax_scratch(local), vk_ld_softmax_scratch((local + 32u))));
+                    vk_st_softmax_scratch(local, vyre_fadd(vk_ldn_softmax_scratch(local), vk_ldn_softmax_scratch((local + 32u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 16u)))) {
                 if ((local + 16u) < 256u) {
-                    vk_st_softmax_scratch(local, vyre_fadd(vk_ld_softmax_scratch(local), vk_ld_softmax_scratch((local + 16u))));
+                    vk_st_softmax_scratch(local, vyre_fadd(vk_ldn_softmax_scratch(local), vk_ldn_softmax_scratch((local + 16u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 8u)))) {
                 if ((local + 8u) < 256u) {
-                    vk_st_softmax_scratch(local, vyre_fadd(vk_ld_softmax_scratch(local), vk_ld_softmax_scratch((local + 8u))));
+                    vk_st_softmax_scratch(local, vyre_fadd(vk_ldn_softmax_scratch(local), vk_ldn_softmax_scratch((local + 8u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 4u)))) {
                 if ((local + 4u) < 256u) {
-                    vk_st_softmax_scratch(local, vyre_fadd(vk_ld_softmax_scratch(local), vk_ld_softmax_scratch((local + 4u))));
+                    vk_st_softmax_scratch(local, vyre_fadd(vk_ldn_softmax_scratch(local), vk_ldn_softmax_scratch((local + 4u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 2u)))) {
                 if ((local + 2u) < 256u) {
-                    vk_st_softmax_scratch(local, vyre_fadd(vk_ld_softmax_scratch(local), vk_ld_softmax_scratch((local + 2u))));
+                    vk_st_softmax_scratch(local, vyre_fadd(vk_ldn_softmax_scratch(local), vk_ldn_softmax_scratch((local + 2u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((local < 1u)))) {
                 if ((local + 1u) < 256u) {
-                    vk_st_softmax_scratch(local, vyre_fadd(vk_ld_softmax_scratch(local), vk_ld_softmax_scratch((local + 1u))));
+                    vk_st_softmax_scratch(local, vyre_fadd(vk_ldn_softmax_scratch(local), vk_ldn_softmax_scratch((local + 1u))));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
         }
         {  // region anonymous::vyre-libs::substrate::strided_writeback
             if (gl_WorkGroupID.x == 0u) {
-                float sum_val = vk_ld_softmax_scratch(0u);
-                float max_val = vk_ld_softmax_max(0u);
+                float sum_val = vk_ldn_softmax_scratch(0u);
+                float max_val = vk_ldn_softmax_max(0u);
                 for (uint chunk = 0u, vk_end3 = 1u; chunk < vk_end3; chunk++) {
                     uint idx = ((chunk * 256u) + local);
                     if (idx < 4u) {
-                        vk_st_v_output(idx, vyre_fdiv(vyre_canon(exp(vyre_fsub(vk_ld_v_input(idx), max_val))), sum_val));
+                        vk_st_v_output(idx, vyre_fdiv(vyre_canon(exp(vyre_fsub(vk_ldn_v_input(idx), max_val))), sum_val));
                     }
                 }
             }

@@ -44,12 +44,12 @@ bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
-float vk_ld_scores(uint vk_i) { uint vk_n = uint(scores.length()); float vk_x = scores[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_scores(uint vk_i) { float vk_x = scores[vk_i]; return vyre_canon(vk_x); }
 void vk_st_indices(uint vk_i, uint vk_v) { if (vk_i < uint(indices.length())) indices[vk_i] = vk_v; }
 void vk_st_weights(uint vk_i, float vk_v) { if (vk_i < uint(weights.length())) weights[vk_i] = vyre_canon(vk_v); }
-float vk_ld_best_vals(uint vk_i) { uint vk_n = uint(best_vals.length()); float vk_x = best_vals[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_best_vals(uint vk_i) { float vk_x = best_vals[vk_i]; return vyre_canon(vk_x); }
 void vk_st_best_vals(uint vk_i, float vk_v) { if (vk_i < uint(best_vals.length())) best_vals[vk_i] = vyre_canon(vk_v); }
-uint vk_ld_best_idxs(uint vk_i) { uint vk_n = uint(best_idxs.length()); uint vk_x = best_idxs[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ldn_best_idxs(uint vk_i) { uint vk_x = best_idxs[vk_i]; return vk_x; }
 void vk_st_best_idxs(uint vk_i, uint vk_v) { if (vk_i < uint(best_idxs.length())) best_idxs[vk_i] = vk_v; }
 
 void main() {
@@ -60,18 +60,18 @@ void main() {
         vk_st_best_idxs(1u, 0u);
         float max_val = uintBitsToFloat(0xFF800000u);
         for (uint i = 0u, vk_end1 = 8u; i < vk_end1; i++) {
-            if (vk_ld_scores(i) > max_val) {
-                max_val = vk_ld_scores(i);
+            if (vk_ldn_scores(i) > max_val) {
+                max_val = vk_ldn_scores(i);
             }
         }
         float sum = 0.0;
         for (uint i = 0u, vk_end2 = 8u; i < vk_end2; i++) {
-            float exp_val = vyre_canon(exp(vyre_fsub(vk_ld_scores(i), max_val)));
+            float exp_val = vyre_canon(exp(vyre_fsub(vk_ldn_scores(i), max_val)));
             sum = vyre_fadd(sum, exp_val);
             {
                 uint insert_pos = 2u;
                 for (uint j = 0u, vk_end3 = 2u; j < vk_end3; j++) {
-                    if (vyre_and(vyre_truthy((insert_pos == 2u)), vyre_truthy((exp_val > vk_ld_best_vals(j))))) {
+                    if (vyre_and(vyre_truthy((insert_pos == 2u)), vyre_truthy((exp_val > vk_ldn_best_vals(j))))) {
                         insert_pos = j;
                     }
                 }
@@ -79,8 +79,8 @@ void main() {
                     for (uint shift_j = 0u, vk_end4 = 2u; shift_j < vk_end4; shift_j++) {
                         uint rev = (1u - shift_j);
                         if (vyre_and(vyre_truthy((rev >= insert_pos)), vyre_truthy((rev < 1u)))) {
-                            vk_st_best_vals((rev + 1u), vk_ld_best_vals(rev));
-                            vk_st_best_idxs((rev + 1u), vk_ld_best_idxs(rev));
+                            vk_st_best_vals((rev + 1u), vk_ldn_best_vals(rev));
+                            vk_st_best_idxs((rev + 1u), vk_ldn_best_idxs(rev));
                         }
                     }
                     vk_st_best_vals(insert_pos, exp_val);
@@ -88,9 +88,9 @@ void main() {
                 }
             }
         }
-        vk_st_weights(0u, vyre_fdiv(vk_ld_best_vals(0u), sum));
-        vk_st_indices(0u, vk_ld_best_idxs(0u));
-        vk_st_weights(1u, vyre_fdiv(vk_ld_best_vals(1u), sum));
-        vk_st_indices(1u, vk_ld_best_idxs(1u));
+        vk_st_weights(0u, vyre_fdiv(vk_ldn_best_vals(0u), sum));
+        vk_st_indices(0u, vk_ldn_best_idxs(0u));
+        vk_st_weights(1u, vyre_fdiv(vk_ldn_best_vals(1u), sum));
+        vk_st_indices(1u, vk_ldn_best_idxs(1u));
     }
 }

@@ -20,11 +20,11 @@ bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
-float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_v_input(uint vk_i) { float vk_x = v_input[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_output(uint vk_i, uint vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vk_v; }
-float vk_ld_best_vals(uint vk_i) { uint vk_n = uint(best_vals.length()); float vk_x = best_vals[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_best_vals(uint vk_i) { float vk_x = best_vals[vk_i]; return vyre_canon(vk_x); }
 void vk_st_best_vals(uint vk_i, float vk_v) { if (vk_i < uint(best_vals.length())) best_vals[vk_i] = vyre_canon(vk_v); }
-uint vk_ld_best_idxs(uint vk_i) { uint vk_n = uint(best_idxs.length()); uint vk_x = best_idxs[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ldn_best_idxs(uint vk_i) { uint vk_x = best_idxs[vk_i]; return vk_x; }
 void vk_st_best_idxs(uint vk_i, uint vk_v) { if (vk_i < uint(best_idxs.length())) best_idxs[vk_i] = vk_v; }
 
 void main() {
@@ -34,12 +34,12 @@ void main() {
         vk_st_best_vals(1u, uintBitsToFloat(0xFF800000u));
         vk_st_best_idxs(1u, 0u);
         for (uint i = 0u, vk_end1 = 8u; i < vk_end1; i++) {
-            float val = vk_ld_v_input(i);
+            float val = vk_ldn_v_input(i);
             uint idx = i;
             {
                 uint insert_pos = 2u;
                 for (uint j = 0u, vk_end2 = 2u; j < vk_end2; j++) {
-                    if (vyre_and(vyre_truthy((insert_pos == 2u)), vyre_truthy((val > vk_ld_best_vals(j))))) {
+                    if (vyre_and(vyre_truthy((insert_pos == 2u)), vyre_truthy((val > vk_ldn_best_vals(j))))) {
                         insert_pos = j;
                     }
                 }
@@ -47,8 +47,8 @@ void main() {
                     for (uint shift_j = 0u, vk_end3 = 2u; shift_j < vk_end3; shift_j++) {
                         uint rev = (1u - shift_j);
                         if (vyre_and(vyre_truthy((rev >= insert_pos)), vyre_truthy((rev < 1u)))) {
-                            vk_st_best_vals((rev + 1u), vk_ld_best_vals(rev));
-                            vk_st_best_idxs((rev + 1u), vk_ld_best_idxs(rev));
+                            vk_st_best_vals((rev + 1u), vk_ldn_best_vals(rev));
+                            vk_st_best_idxs((rev + 1u), vk_ldn_best_idxs(rev));
                         }
                     }
                     vk_st_best_vals(insert_pos, val);
@@ -56,7 +56,7 @@ void main() {
                 }
             }
         }
-        vk_st_v_output(0u, vk_ld_best_idxs(0u));
-        vk_st_v_output(1u, vk_ld_best_idxs(1u));
+        vk_st_v_output(0u, vk_ldn_best_idxs(0u));
+        vk_st_v_output(1u, vk_ldn_best_idxs(1u));
     }
 }

@@ -36,15 +36,15 @@ int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
-float vk_ld_ema(uint vk_i) { uint vk_n = uint(ema.length()); float vk_x = ema[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_ema(uint vk_i) { float vk_x = ema[vk_i]; return vyre_canon(vk_x); }
 void vk_st_ema(uint vk_i, float vk_v) { if (vk_i < uint(ema.length())) ema[vk_i] = vyre_canon(vk_v); }
-float vk_ld_theta(uint vk_i) { uint vk_n = uint(theta.length()); float vk_x = theta[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_theta(uint vk_i) { float vk_x = theta[vk_i]; return vyre_canon(vk_x); }
 
 void main() {
     {  // region vyre-libs::optim::ema_apply
         uint i = gl_GlobalInvocationID.x;
         if (i < 4u) {
-            vk_st_ema(i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fmul(0.8999999761581421, vk_ld_ema(i)), vyre_fmul(0.10000002384185791, vk_ld_theta(i)))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(0.8999999761581421, vk_ld_ema(i)), vyre_fmul(0.10000002384185791, vk_ld_theta(i)))));
+            vk_st_ema(i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fmul(0.8999999761581421, vk_ldn_ema(i)), vyre_fmul(0.10000002384185791, vk_ldn_theta(i)))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(0.8999999761581421, vk_ldn_ema(i)), vyre_fmul(0.10000002384185791, vk_ldn_theta(i)))));
         }
     }
 }

@@ -32,7 +32,7 @@ float vyre_fmul(float a, float b) {
     precise float r = a * b; return vyre_canon(r);
 }
 
-float vk_ld_mat(uint vk_i) { uint vk_n = uint(mat.length()); float vk_x = mat[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_mat(uint vk_i) { float vk_x = mat[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
@@ -40,7 +40,7 @@ void main() {
         {  // region vyre-primitives::math::newton_schulz_poly5_f32
             uint i = gl_GlobalInvocationID.x;
             if (i < 4u) {
-                float x0 = vk_ld_mat(i);
+                float x0 = vk_ldn_mat(i);
                 float x0_2 = vyre_fmul(x0, x0);
                 float x0_3 = vyre_fmul(x0_2, x0);
                 float x0_5 = vyre_fmul(x0_3, x0_2);

@@ -9,7 +9,7 @@ layout(std430, set = 0, binding = 1) buffer vk_buf_v_output { uint v_output[]; }
 
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
-uint vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); uint vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ldn_v_input(uint vk_i) { uint vk_x = v_input[vk_i]; return vk_x; }
 void vk_st_v_output(uint vk_i, uint vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vk_v; }
 
 void main() {
@@ -17,7 +17,7 @@ void main() {
         {  // region vyre-libs::substrate::indexed_map
             uint i = gl_GlobalInvocationID.x;
             if (i < 6u) {
-                vk_st_v_output((((i - (vyre_div_u32(i, 2u) * 2u)) * 3u) + vyre_div_u32(i, 2u)), vk_ld_v_input(i));
+                vk_st_v_output((((i - (vyre_div_u32(i, 2u) * 2u)) * 3u) + vyre_div_u32(i, 2u)), vk_ldn_v_input(i));
             }
         }
     }

@@ -20,14 +20,14 @@ int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
-float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+float vk_ldn_v_input(uint vk_i) { float vk_x = v_input[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::quant::gptq_sdclip
         uint i = gl_GlobalInvocationID.x;
         if (i < 4u) {
-            vk_st_v_output(i, vyre_select((vyre_select((vyre_select(vyre_isfinite(vyre_select(vyre_isfinite(vk_ld_v_input(i)), vk_ld_v_input(i), 0.0)), vyre_select(vyre_isfinite(vk_ld_v_input(i)), vk_ld_v_input(i), 0.0), (-30.0)) < (-30.0)), (-30.0), vyre_select(vyre_isfinite(vyre_select(vyre_isfinite(vk_ld_v_input(i)), vk_ld_v_input(i), 0.0)), vyre_select(vyre_isfinite(vk_ld_v_input(i)), vk_ld_v_input(i), 0.0), (-30.0))) > 30.0), 30.0, vyre_select((vyre_select(vyre_isfinite(vyre_select(vyre_isfinite(vk_ld_v_input(i)), vk_ld_v_input(i), 0.0)), vyre_select(vyre_isfinite(vk_ld_v_input(i)), vk_ld_v_input(i), 0.0), (-30.0)) < (-30.0)), (-30.0), vyre_select(vyre_isfinite(vyre_select(vyre_isfinite(vk_ld_v_input(i)), vk_ld_v_input(i), 0.0)), vyre_select(vyre_isfinite(vk_ld_v_input(i)), vk_ld_v_input(i), 0.0), (-30.0)))));
+            vk_st_v_output(i, vyre_select((vyre_select((vyre_select(vyre_isfinite(vyre_select(vyre_isfinite(vk_ldn_v_input(i)), vk_ldn_v_input(i), 0.0)), vyre_select(vyre_isfinite(vk_ldn_v_input(i)), vk_ldn_v_input(i), 0.0), (-30.0)) < (-30.0)), (-30.0), vyre_select(vyre_isfinite(vyre_select(vyre_isfinite(vk_ldn_v_input(i)), vk_ldn_v_input(i), 0.0)), vyre_select(vyre_isfinite(vk_ldn_v_input(i)), vk_ldn_v_input(i), 0.0), (-30.0))) > 30.0), 30.0, vyre_select((vyre_select(vyre_isfinite(vyre_select(vyre_isfinite(vk_ldn_v_input(i)), vk_ldn_v_input(i), 0.0)), vyre_select(vyre_isfinite(vk_ldn_v_input(i)), vk_ldn_v_input(i), 0.0), (-30.0)) < (-30.0)), (-30.0), vyre_select(vyre_isfinite(vyre_select(vyre_isfinite(vk_ldn_v_input(i)), vk_ldn_v_input(i), 0.0)), vyre_select(vyre_isfinite(vk_ldn_v_input(i)), vk_ldn_v_input(i), 0.0), (-30.0)))));
         }
     }
 }

@@ -46,10 +46,10 @@ bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
-uint vk_ld_weights(uint vk_i) { uint vk_n = uint(weights.length()); uint vk_x = weights[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-uint vk_ld_activations(uint vk_i) { uint vk_n = uint(activations.length()); uint vk_x = activations[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-float vk_ld_row_scales(uint vk_i) { uint vk_n = uint(row_scales.length()); float vk_x = row_scales[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_batch_scales(uint vk_i) { uint vk_n = uint(batch_scales.length()); float vk_x = batch_scales[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+uint vk_ldn_weights(uint vk_i) { uint vk_x = weights[vk_i]; return vk_x; }
+uint vk_ldn_activations(uint vk_i) { uint vk_x = activations[vk_i]; return vk_x; }
+float vk_ldn_row_scales(uint vk_i) { float vk_x = row_scales[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_batch_scales(uint vk_i) { float vk_x = batch_scales[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
@@ -63,13 +63,13 @@ void main() {
                 uint i4_matmul_weight_word = ((i4_matmul_row * 1u) + vyre_div_u32(i4_matmul_col, 8u));
                 uint i4_matmul_activation_word = ((i4_matmul_batch * 1u) + vyre_div_u32(i4_matmul_col, 8u));
                 uint i4_matmul_shift = (vyre_mod_u32(i4_matmul_col, 8u) * 4u);
-                uint i4_matmul_weight_nibble = ((vk_ld_weights(i4_matmul_weight_word) >> (i4_matmul_shift & 31u)) & 15u);
-                uint i4_matmul_activation_nibble = ((vk_ld_activations(i4_matmul_activation_word) >> (i4_matmul_shift & 31u)) & 15u);
+                uint i4_matmul_weight_nibble = ((vk_ldn_weights(i4_matmul_weight_word) >> (i4_matmul_shift & 31u)) & 15u);
+                uint i4_matmul_activation_nibble = ((vk_ldn_activations(i4_matmul_activation_word) >> (i4_matmul_shift & 31u)) & 15u);
                 float i4_matmul_weight = vyre_select(((i4_matmul_weight_nibble & 8u) == 0u), float(i4_matmul_weight_nibble), vyre_fsub(float(i4_matmul_weight_nibble), 16.0));
                 float i4_matmul_activation = vyre_select(((i4_matmul_activation_nibble & 8u) == 0u), float(i4_matmul_activation_nibble), vyre_fsub(float(i4_matmul_activation_nibble), 16.0));
                 i4_matmul_acc = vyre_fadd(i4_matmul_acc, vyre_fmul(i4_matmul_weight, i4_matmul_activation));
             }
-            vk_st_v_out(i4_matmul_out_index, vyre_fmul(vyre_fmul(i4_matmul_acc, vk_ld_row_scales(i4_matmul_row)), vk_ld_batch_scales(i4_matmul_batch)));
+            vk_st_v_out(i4_matmul_out_index, vyre_fmul(vyre_fmul(i4_matmul_acc, vk_ldn_row_scales(i4_matmul_row)), vk_ldn_batch_scales(i4_matmul_batch)));
         }
     }
 }

@@ -46,10 +46,10 @@ bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
-uint vk_ld_lhs(uint vk_i) { uint vk_n = uint(lhs.length()); uint vk_x = lhs[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-uint vk_ld_rhs(uint vk_i) { uint vk_n = uint(rhs.length()); uint vk_x = rhs[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-float vk_ld_lhs_scale(uint vk_i) { uint vk_n = uint(lhs_scale.length()); float vk_x = lhs_scale[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_rhs_scale(uint vk_i) { uint vk_n = uint(rhs_scale.length()); float vk_x = rhs_scale[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+uint vk_ldn_lhs(uint vk_i) { uint vk_x = lhs[vk_i]; return vk_x; }
+uint vk_ldn_rhs(uint vk_i) { uint vk_x = rhs[vk_i]; return vk_x; }
+float vk_ldn_lhs_scale(uint vk_i) { float vk_x = lhs_scale[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_rhs_scale(uint vk_i) { float vk_x = rhs_scale[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
@@ -59,13 +59,13 @@ void main() {
             for (uint i4_dot_lane = 0u, vk_end1 = 8u; i4_dot_lane < vk_end1; i4_dot_lane++) {
                 uint i4_dot_word_index = vyre_div_u32(i4_dot_lane, 8u);
                 uint i4_dot_shift = (vyre_mod_u32(i4_dot_lane, 8u) * 4u);
-                uint i4_dot_lhs_nibble = ((vk_ld_lhs(i4_dot_word_index) >> (i4_dot_shift & 31u)) & 15u);
-                uint i4_dot_rhs_nibble = ((vk_ld_rhs(i4_dot_word_index) >> (i4_dot_shift & 31u)) & 15u);
+                uint i4_dot_lhs_nibble = ((vk_ldn_lhs(i4_dot_word_index) >> (i4_dot_shift & 31u)) & 15u);
+                uint i4_dot_rhs_nibble = ((vk_ldn_rhs(i4_dot_word_index) >> (i4_dot_shift & 31u)) & 15u);
                 float i4_dot_lhs = vyre_select(((i4_dot_lhs_nibble & 8u) == 0u), float(i4_dot_lhs_nibble), vyre_fsub(float(i4_dot_lhs_nibble), 16.0));
                 float i4_dot_rhs = vyre_select(((i4_dot_rhs_nibble & 8u) == 0u), float(i4_dot_rhs_nibble), vyre_fsub(float(i4_dot_rhs_nibble), 16.0));
                 i4_dot_acc = vyre_fadd(i4_dot_acc, vyre_fmul(i4_dot_lhs, i4_dot_rhs));
             }
-            vk_st_v_out(0u, vyre_fmul(vyre_fmul(i4_dot_acc, vk_ld_lhs_scale(0u)), vk_ld_rhs_scale(0u)));
+            vk_st_v_out(0u, vyre_fmul(vyre_fmul(i4_dot_acc, vk_ldn_lhs_scale(0u)), vk_ldn_rhs_scale(0u)));
         }
     }
 }

@@ -15,8 +15,8 @@ bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
-uint vk_ld_lhs(uint vk_i) { uint vk_n = uint(lhs.length()); uint vk_x = lhs[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-uint vk_ld_rhs(uint vk_i) { uint vk_n = uint(rhs.length()); uint vk_x = rhs[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ldn_lhs(uint vk_i) { uint vk_x = lhs[vk_i]; return vk_x; }
+uint vk_ldn_rhs(uint vk_i) { uint vk_x = rhs[vk_i]; return vk_x; }
 void vk_st_v_out(uint vk_i, int vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vk_v; }
 
 void main() {
@@ -26,8 +26,8 @@ void main() {
             for (uint i4_dot_lane = 0u, vk_end1 = 8u; i4_dot_lane < vk_end1; i4_dot_lane++) {
                 uint i4_dot_word_index = vyre_div_u32(i4_dot_lane, 8u);
                 uint i4_dot_shift = (vyre_mod_u32(i4_dot_lane, 8u) * 4u);
-                uint i4_dot_lhs_nibble = ((vk_ld_lhs(i4_dot_word_index) >> (i4_dot_shift & 31u)) & 15u);
-                uint i4_dot_rhs_nibble = ((vk_ld_rhs(i4_dot_word_index) >> (i4_dot_shift & 31u)) & 15u);
+                uint i4_dot_lhs_nibble = ((vk_ldn_lhs(i4_dot_word_index) >> (i4_dot_shift & 31u)) & 15u);
+                uint i4_dot_rhs_nibble = ((vk_ldn_rhs(i4_dot_word_index) >> (i4_dot_shift & 31u)) & 15u);
                 int i4_dot_lhs = vyre_select(((i4_dot_lhs_nibble & 8u) == 0u), int(i4_dot_lhs_nibble), (int(i4_dot_lhs_nibble) - 16));
                 int i4_dot_rhs = vyre_select(((i4_dot_rhs_nibble & 8u) == 0u), int(i4_dot_rhs_nibble), (int(i4_dot_rhs_nibble) - 16));
                 i4_dot_acc = (i4_dot_acc + (i4_dot_lhs * i4_dot_rhs));

@@ -45,9 +45,9 @@ bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
-uint vk_ld_weights(uint vk_i) { uint vk_n = uint(weights.length()); uint vk_x = weights[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-float vk_ld_x(uint vk_i) { uint vk_n = uint(x.length()); float vk_x = x[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_scales(uint vk_i) { uint vk_n = uint(scales.length()); float vk_x = scales[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+uint vk_ldn_weights(uint vk_i) { uint vk_x = weights[vk_i]; return vk_x; }
+float vk_ldn_x(uint vk_i) { float vk_x = x[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_scales(uint vk_i) { float vk_x = scales[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_out(uint vk_i, float vk_v) { if (vk_i < uint(v_out.length())) v_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
@@ -60,12 +60,12 @@ void main() {
             for (uint i4_matvec_col = 0u, vk_end1 = 8u; i4_matvec_col < vk_end1; i4_matvec_col++) {
                 uint i4_matvec_word_index = ((i4_matvec_row * 1u) + vyre_div_u32(i4_matvec_col, 8u));
                 uint i4_matvec_shift = (vyre_mod_u32(i4_matvec_col, 8u) * 4u);
-                uint i4_matvec_nibble = ((vk_ld_weights(i4_matvec_word_index) >> (i4_matvec_shift & 31u)) & 15u);
+                uint i4_matvec_nibble = ((vk_ldn_weights(i4_matvec_word_index) >> (i4_matvec_shift & 31u)) & 15u);
                 float i4_matvec_weight = vyre_select(((i4_matvec_nibble & 8u) == 0u), float(i4_matvec_nibble), vyre_fsub(float(i4_matvec_nibble), 16.0));
                 uint i4_matvec_x_index = (i4_matvec_x_base + i4_matvec_col);
-                i4_matvec_acc = vyre_fadd(i4_matvec_acc, vyre_fmul(i4_matvec_weight, vk_ld_x(i4_matvec_x_index)));
+                i4_matvec_acc = vyre_fadd(i4_matvec_acc, vyre_fmul(i4_matvec_weight, vk_ldn_x(i4_matvec_x_index)));
             }
-            vk_st_v_out(i4_matvec_out_index, vyre_fmul(i4_matvec_acc, vk_ld_scales(i4_matvec_row)));
+            vk_st_v_out(i4_matvec_out_index, vyre_fmul(i4_matvec_acc, vk_ldn_scales(i4_matvec_row)));
         }
     }
 }

@@ -35,9 +35,9 @@ float vyre_fmul(float a, float b) {
 }
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
-uint vk_ld_packed(uint vk_i) { uint vk_n = uint(packed.length()); uint vk_x = packed[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-float vk_ld_scale(uint vk_i) { uint vk_n = uint(scale.length()); float vk_x = scale[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-float vk_ld_zero(uint vk_i) { uint vk_n = uint(zero.length()); float vk_x = zero[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+uint vk_ldn_packed(uint vk_i) { uint vk_x = packed[vk_i]; return vk_x; }
+float vk_ldn_scale(uint vk_i) { float vk_x = scale[vk_i]; return vyre_canon(vk_x); }
+float vk_ldn_zero(uint vk_i) { float vk_x = zero[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
@@ -45,7 +45,7 @@ void main() {
         {  // region vyre-libs::substrate::indexed_map
             uint i = gl_GlobalInvocationID.x;
             if (i < 4u) {
-                vk_st_v_output(i, vyre_fadd(vyre_fmul(float((vk_ld_packed(i) & 63u)), vk_ld_scale(vyre_div_u32(i, 4u))), vk_ld_zero(vyre_div_u32(i, 4u))));
+                vk_st_v_output(i, vyre_fadd(vyre_fmul(float((vk_ldn_packed(i) & 63u)), vk_ldn_scale(vyre_div_u32(i, 4u))), vk_ldn_zero(vyre_div_u32(i, 4u))));
             }
         }
     }

@@ -7,14 +7,14 @@ layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 layout(std430, set = 0, binding = 0) readonly buffer vk_buf_v_input { uint v_input[]; };  // u32, ReadOnly
 layout(std430, set = 0, binding = 1) buffer vk_buf_v_output { uint v_output[]; };  // u32, ReadWrite
 
-uint vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); uint vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+uint vk_ldn_v_input(uint vk_i) { uint vk_x = v_input[vk_i]; return vk_x; }
 void vk_st_v_output(uint vk_i, uint vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::quant::int8_pack
         uint i = gl_GlobalInvocationID.x;
         if (i < 4u) {
-            vk_st_v_output(i, (vk_ld_v_input(i) & 255u));
+            vk_st_v_output(i, (vk_ldn_v_input(i) & 255u));
         }
     }
 }

@@ -26,15 +26,15 @@ float vyre_fmul(float a, float b) {
 }
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
-uint vk_ld_packed(uint vk_i) { uint vk_n = uint(packed.length()); uint vk_x = packed[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-float vk_ld_scales(uint vk_i) { uint vk_n = uint(scales.length()); float vk_x = scales[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
+uint vk_ldn_packed(uint vk_i) { uint vk_x = packed[vk_i]; return vk_x; }
+float vk_ldn_scales(uint vk_i) { float vk_x = scales[vk_i]; return vyre_canon(vk_x); }
 void vk_st_v_output(uint vk_i, float vk_v) { if (vk_i < uint(v_output.length())) v_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::quant::int8_unpack
         uint i = gl_GlobalInvocationID.x;
         if (i < 4u) {
-            vk_st_v_output(i, vyre_fmul(float(vk_ld_packed(i)), vk_ld_scales(vyre_div_u32(i, 2u))));
+            vk_st_v_output(i, vyre_fmul(float(vk_ldn_packed(i)), vk_ldn_scales(vyre_div_u32(i, 2u))));
         }
     }
 }

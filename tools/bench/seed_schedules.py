@@ -21,7 +21,7 @@ import numpy as np
 from vyre_vk import spirv
 from vyre_vk.lower.glsl import lower
 from vyre_vk.ops import get
-from vyre_vk.opt import device_class, optimize
+from vyre_vk.opt import PASS_ORDER, device_class, optimize
 from vyre_vk.runtime import Device, kp_bridge
 
 
@@ -149,6 +149,8 @@ def main() -> int:
     ap.add_argument("--size", default="2048x8192")
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--period-ns", type=float, default=1.0)
+    ap.add_argument("--profile-only", action="store_true", help="only the compiled graph's times")
+    ap.add_argument("--fission-only", action="store_true", help="stop after the fission stage diagnostic")
     args = ap.parse_args()
     m, h = (int(v) for v in args.size.split("x"))
     program = get("vyre-libs::nn::mlp_backward").build_with(model_dim=m, hidden_dim=h)
@@ -159,7 +161,8 @@ def main() -> int:
     w2 = rng.standard_normal(h * m, dtype=np.float32) / np.float32(np.sqrt(h))
     go = rng.standard_normal(m, dtype=np.float32)
     with Device() as dev:
-        graph, _ = optimize(program, device_class=device_class(dev.name))
+        # the variants below rework the hoisted pre-pass + main kernel (fission off)
+        graph, _ = optimize(program, [p for p in PASS_ORDER if p != "fission"], device_class=device_class(dev.name))
         assert len(graph.stages) == 2, "expected the hoisted pre-pass + main kernel"
         kernel = dev.compile(program)
         inputs = {"x": x, "w1": w1, "b1": b1, "w2": w2, "grad_out": go}
@@ -176,6 +179,15 @@ def main() -> int:
             kernel.run(inputs)
             ts.append(time.perf_counter() - t0)
         print(f"  end to end Kernel.run: {statistics.median(ts) * 1e3:.3f} ms")
+        resident = dict(inputs, w1=dev.array(w1), w2=dev.array(w2))
+        ts = []
+        for _ in range(args.reps):
+            t0 = time.perf_counter()
+            kernel.run(resident)
+            ts.append(time.perf_counter() - t0)
+        print(f"  end to end Kernel.run, w1 and w2 resident (DeviceArray): {statistics.median(ts) * 1e3:.3f} ms")
+        if args.profile_only:
+            return 0
 
         mgr = dev.manager
         tens = {n: kp_bridge.tensor(mgr, v) for n, v in inputs.items()}
@@ -204,6 +216,22 @@ def main() -> int:
 
         def local_of(glsl):
             return int(re.search(r"local_size_x = (\d+)", glsl).group(1))
+
+        full, _ = optimize(program, device_class=device_class(dev.name))
+        if len(full.stages) == 3:  # the fission stage as lowered vs with unclamped loads (diagnostic)
+            fa = lower(full.stages[0]).glsl
+            names = [b.name for b in sorted(full.stages[0].buffers, key=lambda b: b.binding)]
+            for b in full.stages[0].buffers:
+                if b.name not in tens:
+                    tens[b.name] = kp_bridge.tensor(mgr, np.zeros(b.count, np.float32))
+            unclamped = re.sub(r"(float vk_ld_(\w+)\(uint vk_i\) \{).*?\}\n",
+                               lambda mm: f"{mm.group(1)} return vyre_canon({mm.group(2)}[vk_i]); }}\n", fa)
+            assert unclamped != fa
+            for label, src in (("fission stage as lowered", fa), ("fission stage, loads unclamped", unclamped)):
+                t_ms, _ = timed(src, names, 2 * h, local_of(src), names[-1])
+                print(f"  {label:34} {t_ms:8.3f} ms")
+        if args.fission_only:
+            return 0
 
         base0 = s0.glsl
         t, gh = timed(base0, order0, h, local_of(base0), "opt_hoist_gh_0")

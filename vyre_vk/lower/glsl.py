@@ -45,6 +45,7 @@ from ..ir.optable import ATOMICS, BINOPS, CASTS, CANON_NAN_BITS, EXPR_GLSL, GLSL
 from ..ir.program import BufferDecl, Program
 from ..ir.types import BufferAccess, DataType
 from ..ir.validate import ValidationError, _has_collective, validate
+from . import bounds
 from .vector import VectorPlan, component, vec_type, vector_plan
 
 U32, I32, F32, BOOL = DataType.U32, DataType.I32, DataType.F32, DataType.Bool
@@ -254,6 +255,19 @@ def _fill(template: str, **ops: str) -> str:
     return template.format(**ops)
 
 
+def _assigned_names(nodes) -> set:
+    """Every variable some `Assign` writes (their ranges are not tracked)."""
+    out: set = set()
+    stack = list(nodes)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, N.Assign):
+            out.add(n.name)
+        for _, body in N.node_bodies(n):
+            stack.extend(body)
+    return out
+
+
 # ----------------------------------------------------------------------------- the lowerer
 class _Lowerer:
     def __init__(self, program: Program):
@@ -276,6 +290,9 @@ class _Lowerer:
         self.sg_sites = 0                         # collectives emitted (temporaries' suffix)
         self.sg_helpers: dict[str, str] = {}      # scratch-reading functions, by name
         self.pred: Optional[str] = None           # predicate of the current statement (predicated if)
+        self.iv: list[dict] = []                  # known u32 ranges by scope (bounds.py)
+        self.assigned = _assigned_names(program.entry)
+        self.nloads: set[str] = set()             # buffers read through the unclamped accessor
         self._carries: dict[int, bool] = {}
 
     # ---- output
@@ -316,6 +333,10 @@ class _Lowerer:
                     return f"vyre_canon({lane})", F32
                 return (f"({lane} != 0u)" if d.element is BOOL else lane), d.element
             idx, _ = self.expr(e.index, path + ".index")
+            r = self.interval(e.index) if self.pred is None and d.count > 0 else None
+            if r is not None and r[1] < d.count:  # provably inside the declared (hence bound) length
+                self.nloads.add(d.name)
+                return f"vk_ldn_{self.names[d.name]}({idx})", d.element
             self.loads.add(d.name)
             return f"vk_ld_{self.names[d.name]}({idx})", d.element
         if t is E.BufLen:
@@ -482,14 +503,26 @@ class _Lowerer:
         return f"{st}({code})"  # bool -> 0/1, i32 <-> u32 bit reinterpretation
 
     # ---- statements
-    def block(self, nodes: tuple, path: str, header: str, hpath: Optional[str], bind: Optional[dict] = None) -> None:
+    def block(self, nodes: tuple, path: str, header: str, hpath: Optional[str], bind: Optional[dict] = None,
+              ranges: Optional[dict] = None) -> None:
         self.emit(header, hpath)
         self.depth += 1
         self.scopes.append(dict(bind or {}))
+        self.iv.append(dict(ranges or {}))
         for i, n in enumerate(nodes):
             self.stmt(n, f"{path}[{i}]")
+        self.iv.pop()
         self.scopes.pop()
         self.depth -= 1
+
+    def range_of(self, name: str):
+        for s in reversed(self.iv):
+            if name in s:
+                return s[name]
+        return None
+
+    def interval(self, e: E.Expr):
+        return bounds.interval(e, self.range_of)
 
     def stmt(self, n: N.Node, path: str) -> None:
         if self.pred is not None and not isinstance(n, (N.Let, N.Assign)) and not self.carries_sg(n):
@@ -507,6 +540,10 @@ class _Lowerer:
             v, vt = self.expr(n.value, path + ".value")
             self.emit(f"{vt.glsl} {self.names[n.name]} = {self.guard(v, _ZERO[vt])};", path)
             self.scopes[-1][n.name] = vt
+            if vt is U32 and self.pred is None and n.name not in self.assigned:
+                r = self.interval(n.value)
+                if r is not None:
+                    self.iv[-1][n.name] = r
         elif t is N.Assign:
             v, _ = self.expr(n.value, path + ".value")
             assign = f"{self.names[n.name]} = {v};"
@@ -537,18 +574,24 @@ class _Lowerer:
             self.emit(f"vk_st_{self.names[d.name]}({idx}, {self.to_storage(v, vt, d.element)});", path)
         elif t is N.If:
             c = _unwrap(self.cond(n.cond, path + ".cond"))
-            self.block(n.then, path + ".if.then", f"if ({c}) {{", path)
+            self.block(n.then, path + ".if.then", f"if ({c}) {{", path,
+                       ranges=bounds.refinements(n.cond, self.range_of, self.assigned, True))
             if n.otherwise:
-                self.block(n.otherwise, path + ".if.else", "} else {", path)
+                self.block(n.otherwise, path + ".if.else", "} else {", path,
+                           ranges=bounds.refinements(n.cond, self.range_of, self.assigned, False))
             self.emit("}", path)
         elif t is N.Loop:
             lo, _ = self.expr(n.from_, path + ".from")
             hi, _ = self.expr(n.to, path + ".to")
             self.tmp += 1
             end, var = f"vk_end{self.tmp}", self.names[n.var]
+            lo_r, hi_r = self.interval(n.from_), self.interval(n.to)
+            ranges = ({n.var: (lo_r[0], hi_r[1] - 1)} if lo_r and hi_r and lo_r[0] <= hi_r[1] - 1
+                      and n.var not in self.assigned else {})
             # Both bounds evaluated once, `from` first; var < end keeps var++ from wrapping.
             self.block(n.body, f"{path}.loop({n.var}).body",
-                       f"for (uint {var} = {lo}, {end} = {hi}; {var} < {end}; {var}++) {{", path, {n.var: U32})
+                       f"for (uint {var} = {lo}, {end} = {hi}; {var} < {end}; {var}++) {{", path, {n.var: U32},
+                       ranges)
             self.emit("}", path)
         elif t is N.Block:
             self.block(n.body, path + ".block.body", "{", path)
@@ -783,7 +826,7 @@ class _Lowerer:
             name = self.names[b.name]
             st, el = b.element.glsl_storage, b.element
             length = f"{b.count}u" if b.is_workgroup else f"uint({name}.length())"
-            if b.name in self.loads:
+            if b.name in self.loads or b.name in self.nloads:
                 # Branch-free: load at the index clamped into the buffer (never empty: the runtime
                 # binds at least one element), then select. A load under a branch is not hoisted by
                 # GPU compilers, which serialised every iteration of a long loop on its latency.
@@ -795,8 +838,12 @@ class _Lowerer:
                     self.helpers.add("vyre_canon")
                 else:
                     val = raw
-                lines.append(f"{el.glsl} vk_ld_{name}(uint vk_i) {{ uint vk_n = {length}; "
-                             f"{st} vk_x = {name}[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? {val} : {_ZERO[el]}; }}")
+                if b.name in self.loads:
+                    lines.append(f"{el.glsl} vk_ld_{name}(uint vk_i) {{ uint vk_n = {length}; "
+                                 f"{st} vk_x = {name}[min(vk_i, vk_n - 1u)]; "
+                                 f"return vk_i < vk_n ? {val} : {_ZERO[el]}; }}")
+                if b.name in self.nloads:  # index proven < declared count (bounds.py)
+                    lines.append(f"{el.glsl} vk_ldn_{name}(uint vk_i) {{ {st} vk_x = {name}[vk_i]; return {val}; }}")
             if b.name in self.stores:
                 val = "vyre_canon(vk_v)" if el is F32 else "vk_v"
                 if el is F32:

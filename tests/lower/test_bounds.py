@@ -1,0 +1,105 @@
+"""bounds.py: u32 ranges that let a load skip its clamp only when it provably stays inside
+the buffer's declared count; every other load keeps vyre's OOB-reads-0 rule (checked on Vulkan)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vyre_vk import reference
+from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from vyre_vk.lower import bounds
+from vyre_vk.lower.glsl import lower
+
+U32 = DataType.U32
+GID = Expr.gid_x()
+MAX = 0xFFFFFFFF
+
+
+def iv(e, **env):
+    return bounds.interval(e, lambda n: env.get(n))
+
+
+@pytest.mark.parametrize("e,env,want", [
+    (Expr.u32(7), {}, (7, 7)),
+    (GID, {}, (0, MAX)),
+    (Expr.add(Expr.var("i"), Expr.u32(3)), {"i": (0, 9)}, (3, 12)),
+    (Expr.mul(Expr.var("i"), Expr.u32(16)), {"i": (1, 4)}, (16, 64)),
+    (Expr.sub(Expr.var("i"), Expr.u32(2)), {"i": (2, 9)}, (0, 7)),
+    (Expr.sub(Expr.var("i"), Expr.u32(2)), {"i": (1, 9)}, None),  # may wrap
+    (Expr.mul(Expr.var("i"), Expr.u32(1 << 20)), {"i": (0, 1 << 12)}, None),  # may overflow
+    (Expr.div(Expr.var("i"), Expr.u32(4)), {"i": (5, 17)}, (1, 4)),
+    (Expr.rem(GID, Expr.u32(10)), {}, (0, 9)),
+    (Expr.bitand(GID, Expr.u32(255)), {}, (0, 255)),
+    (Expr.shr(Expr.var("i"), Expr.u32(2)), {"i": (8, 33)}, (2, 8)),
+    (Expr.min(GID, Expr.u32(5)), {}, (0, 5)),
+    (Expr.var("unknown"), {}, None),
+    (Expr.i32(3), {}, None),
+])
+def test_interval(e, env, want):
+    assert iv(e, **env) == want
+
+
+def test_refinements_from_guards():
+    env = {"n": (10, 10)}.get
+    lt = Expr.lt(GID, Expr.u32(10))
+    assert bounds.refinements(lt, env, set(), True) == {"<gid.0>": (0, 9)}
+    assert bounds.refinements(lt, env, set(), False) == {"<gid.0>": (10, MAX)}
+    ge = Expr.ge(Expr.var("i"), Expr.var("n"))  # i >= n  ==  n <= i
+    assert bounds.refinements(ge, env, set(), False) == {"i": (0, 9)}
+    both = Expr.and_(Expr.lt(GID, Expr.u32(100)), Expr.gt(GID, Expr.u32(4)))
+    assert bounds.refinements(both, env, set(), True) == {"<gid.0>": (5, 99)}
+    assert bounds.refinements(Expr.lt(Expr.var("i"), Expr.u32(3)), env, {"i"}, True) == {}  # assigned: untrusted
+
+
+def program(index, count, guard=8, extra=()):
+    body = [Node.let_bind("i", GID), *extra,
+            Node.if_then(Expr.lt(Expr.var("i"), Expr.u32(guard)), [Node.store("out", Expr.var("i"), Expr.load("a", index))])]
+    return Program.wrapped([BufferDecl.read("a", 0, U32).with_count(count), BufferDecl.output("out", 1, U32).with_count(8)],
+                           (4, 1, 1), [wrap_anonymous("t", body)])
+
+
+@pytest.mark.parametrize("index,count,unclamped", [
+    (Expr.var("i"), 8, True),                                   # i <= 7 < 8
+    (Expr.var("i"), 7, False),                                  # i = 7 is past the end
+    (Expr.add(Expr.var("i"), Expr.u32(1)), 8, False),           # i + 1 = 8 is past the end
+    (Expr.add(Expr.var("i"), Expr.u32(1)), 9, True),
+    (Expr.sub(Expr.var("i"), Expr.u32(1)), 100, False),         # i = 0 wraps to 0xFFFFFFFF
+    (Expr.mul(Expr.var("i"), Expr.u32(3)), 22, True),           # 7 * 3 = 21
+])
+def test_lowering_uses_the_unclamped_load_only_when_proven(index, count, unclamped):
+    src = lower(program(index, count)).glsl
+    assert ("vk_ldn_a(" in src) is unclamped
+    assert ("vk_ld_a(" in src) is not unclamped
+
+
+def test_loop_variable_and_assigned_names():
+    k = Expr.var("k")
+    loop = [Node.let_bind("acc", Expr.u32(0)),
+            Node.loop_for("k", Expr.u32(0), Expr.u32(4), [
+                Node.assign("acc", Expr.add(Expr.var("acc"), Expr.load("a", Expr.add(Expr.mul(k, Expr.u32(8)), GID))))]),
+            Node.store("out", GID, Expr.var("acc"))]
+    guarded = [Node.if_then(Expr.lt(GID, Expr.u32(8)), loop)]
+    p = Program.wrapped([BufferDecl.read("a", 0, U32).with_count(32), BufferDecl.output("out", 1, U32).with_count(8)],
+                        (4, 1, 1), [wrap_anonymous("t", guarded)])
+    assert "vk_ldn_a(" in lower(p).glsl  # k*8 + gid <= 3*8 + 7 = 31
+    p2 = Program.wrapped(p.buffers, (4, 1, 1), [wrap_anonymous("t", loop)])  # no guard: gid unbounded
+    assert "vk_ldn_a(" not in lower(p2).glsl
+    # a let that is later reassigned is not trusted
+    reassigned = [Node.let_bind("j", Expr.u32(0)), Node.assign("j", Expr.add(GID, Expr.u32(100))),
+                  Node.store("out", GID, Expr.load("a", Expr.var("j")))]
+    p3 = Program.wrapped(p.buffers, (4, 1, 1), [wrap_anonymous("t", reassigned)])
+    assert "vk_ldn_a(" not in lower(p3).glsl
+
+
+@pytest.mark.parametrize("index,count", [(Expr.var("i"), 8), (Expr.add(Expr.var("i"), Expr.u32(1)), 8),
+                                         (Expr.sub(Expr.var("i"), Expr.u32(1)), 8)])
+@pytest.mark.parametrize("optimize", [False, True])
+def test_vulkan_matches_reference_at_the_edge(vk_device, index, count, optimize):
+    """In-bounds and one-past loads: the OOB element reads 0 on both, the rest the data."""
+    p = program(index, count)
+    a = np.arange(10, 10 + count, dtype=np.uint32)
+    want = reference.run(p, {"a": a})["out"]
+    got = vk_device.compile(p, optimize=optimize).run({"a": a})["out"]
+    assert got.tolist() == want.tolist()
+    if index == Expr.add(Expr.var("i"), Expr.u32(1)):
+        assert want[7] == 0  # the one-past read returns 0, not a neighbour's data
