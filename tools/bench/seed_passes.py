@@ -31,6 +31,11 @@ def _best(fn, repeat: int) -> float:
     return best
 
 
+def compiled(dev: Device, program):
+    """(as written, optimised) kernels of `program`."""
+    return dev.compile(program, optimize=False), dev.compile(program, optimize=True)
+
+
 def seed(dev: Device, d: int, h: int, repeat: int) -> None:
     entry = get("vyre-libs::nn::mlp_backward")
     program = entry.build_with(model_dim=d, hidden_dim=h)
@@ -42,7 +47,7 @@ def seed(dev: Device, d: int, h: int, repeat: int) -> None:
               "grad_out": rng.standard_normal(d, dtype=np.float32)}
     ref = reference.run(program, inputs)["grad_x"]
     _, reports = optimize(program)
-    off, on = dev.compile(program), dev.compile(program, optimize=True)
+    off, on = compiled(dev, program)
     rows = []
     for label, k in (("passes off", off), ("passes on", on)):
         got = k.run(inputs)["grad_x"]
