@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Gather what the GPU machine needs into bundle/ (git-ignored; carried by the device call):
-#   bundle/wheels/  cp312 wheels of kp (patched) and pyshaderc, cffi + pycparser, vyre-vk itself
+#   bundle/wheels/  cp312 wheels of kp (patched) and pyshaderc, cffi + pycparser, vyre-vk itself,
+#                   wgpu + rendercanvas (the benchmark's wgpu-py peer)
 #   bundle/nofence/ a cp312 kp module without the fence patch (A/B latency only)
 #   bundle/debs/    the Vulkan loader and libfmt9 (kp links it), unpacked there into /tmp/vkroot
 #   bundle/bin/     the raw-Vulkan submit probe (tools/bench/vk_submit_probe.c)
@@ -26,6 +27,10 @@ cp "${WHEELS[@]}" "$OUT/wheels/"
 "$BUILD_VENV/bin/python" -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
   --implementation cp --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
   -d "$OUT/wheels" "cffi==$("$BUILD_VENV/bin/python" -c 'import cffi; print(cffi.__version__)')" pycparser
+# the wgpu-py peer of tools/bench/run.py (wgpu-native inside; rendercanvas is pure Python)
+"$BUILD_VENV/bin/python" -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+  --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform any \
+  -d "$OUT/wheels" "wgpu==0.32.0" rendercanvas
 
 # kp without the fence patch, for tools/bench/fence_latency.py --nofence-dir
 "$BUILD_VENV/bin/python" - "$ROOT" "$OUT/nofence" <<'EOF'

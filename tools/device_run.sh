@@ -15,6 +15,11 @@ fi
 python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/vyre-site \
   "$ROOT"/bundle/wheels/kp-*.whl "$ROOT"/bundle/wheels/pyshaderc-*.whl \
   "$ROOT"/bundle/wheels/cffi-*.whl "$ROOT"/bundle/wheels/pycparser-*.whl
+# optional: the benchmark's wgpu-py peer (older bundles lack it)
+if ls "$ROOT"/bundle/wheels/wgpu-*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/vyre-site \
+    "$ROOT"/bundle/wheels/wgpu-*.whl "$ROOT"/bundle/wheels/rendercanvas-*.whl
+fi
 export PYTHONPATH="$ROOT:/tmp/vyre-site${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 cd "$ROOT"
 exec "$@"

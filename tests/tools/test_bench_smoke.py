@@ -19,6 +19,31 @@ def test_bench_smoke(tmp_path):
     assert (seed["model_dim"], seed["hidden_dim"]) == (16, 64)
     assert all(v < 1e-3 for k, v in seed.items() if k.endswith("rel_err"))
     assert result["compile"]["cold_ms"] > result["compile"]["warm_disk_ms"] > 0
+    # the wgpu-py peer (a test dependency) ran in the same run, its results checked inside
+    assert result["peers"]["wgpu"] == result["device"], result["peers"]
+    assert lat["wgpu_submit_wait_us"] > 0
+    assert result["elementwise"][0]["wgpu_gbps"] > 0
+    assert seed["wgpu_ms"] > 0 and seed["wgpu_rel_err"] < 1e-3
+
+
+def test_wgpu_peer_results_are_checked():
+    """The peer's kernels compute the right numbers (a wrong WGSL seed op would fail the run)."""
+    import numpy as np
+    sys.path.insert(0, str(ROOT / "tools/bench"))
+    import peer_wgpu
+    import pytest
+    assert peer_wgpu.available() is None
+    peer = peer_wgpu.Peer()
+    rng = np.random.default_rng(5)
+    m, h = 24, 40
+    x, b1, go = (rng.standard_normal(k).astype(np.float32) for k in (m, h, m))
+    w1, w2 = rng.standard_normal(m * h).astype(np.float32), rng.standard_normal(h * m).astype(np.float32)
+    W1, W2 = w1.astype(np.float64).reshape(m, h), w2.astype(np.float64).reshape(h, m)
+    hid = b1 + x.astype(np.float64) @ W1
+    want = W1 @ ((W2 @ go) * np.maximum(0.5 * hid, 2 * hid))
+    assert peer_wgpu.seed(peer, x, w1, b1, w2, go, want, 1)["wgpu_rel_err"] < 1e-5
+    with pytest.raises(AssertionError, match="relative error"):
+        peer_wgpu.seed(peer, x, w1, b1, w2, go, want * 1.01, 1)
 
 
 def test_seed_passes_times_the_program_as_written_against_the_optimised_graph(vk_device):

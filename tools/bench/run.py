@@ -9,6 +9,8 @@ Sections (each result is checked before it is timed):
   seed         nn::mlp_backward as written, end to end (weights resident, grad_x read back),
                optimiser off/on; NumPy and PyTorch
   compile      cold (empty caches) and warm (disk cache) IR -> SPIR-V
+Peers in the same run where they apply: PyTorch (CUDA) for elementwise and seed, wgpu-py
+(hand-written WGSL, tools/bench/peer_wgpu.py) for latency, elementwise and seed.
 Writes a JSON file and, where matplotlib exists, a PNG plot.
 
     python tools/bench/run.py [--smoke] [--out bench-out] [--probe path/to/vk_submit_probe]
@@ -28,6 +30,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import peer_wgpu  # noqa: E402  (tools/bench/peer_wgpu.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 MIB = 1 << 20
@@ -162,7 +167,7 @@ def bench_latency(dev, probe: dict, reps: int) -> dict:
     return res
 
 
-def bench_elementwise(dev, sizes, reps, period_ns, torch) -> list[dict]:
+def bench_elementwise(dev, sizes, reps, period_ns, torch, peer=None) -> list[dict]:
     rows = []
     for n in sizes:
         kernel = dev.compile(elementwise_program(n))
@@ -183,6 +188,8 @@ def bench_elementwise(dev, sizes, reps, period_ns, torch) -> list[dict]:
             row.update(torch_gpu_ms=med(tt) * 1e3, torch_gbps=12 * n / med(tt) / 1e9,
                        ratio_ours_over_torch_bw=row["ours_gbps"] / (12 * n / med(tt) / 1e9))
             del ta, tb, tc
+        if peer is not None:
+            row.update(peer_wgpu.elementwise(peer, n, reps))
         rows.append(row)
         log(f"elementwise n={n}: {row}")
     return rows
@@ -195,7 +202,7 @@ def seed_numpy(x, w1, b1, w2, go, d, h):
     return W1 @ ((W2 @ go) * act)
 
 
-def bench_seed(dev, sizes, reps, torch, optimize_modes) -> list[dict]:
+def bench_seed(dev, sizes, reps, torch, optimize_modes, peer=None) -> list[dict]:
     from vyre_vk.ops import get
 
     entry = get("vyre-libs::nn::mlp_backward")
@@ -238,6 +245,8 @@ def bench_seed(dev, sizes, reps, torch, optimize_modes) -> list[dict]:
             err = float(np.max(np.abs(tfn().cpu().numpy() - want))) / scale
             assert err < 1e-3, f"torch seed op relative error {err}"
             row["torch_ms"] = med(torch_time(torch, tfn, max(3, reps))) * 1e3
+        if peer is not None:
+            row.update(peer_wgpu.seed(peer, x, w1, b1, w2, go, want, max(3, reps)))
         rows.append(row)
         log(f"seed {d}x{h}: {row}")
     return rows
@@ -348,19 +357,30 @@ def main(argv=None) -> int:
         result.update(device=dev.name, probe=probe, timestamp_period_ns=period)
         log(f"device {dev.name}; timestampPeriod {period} ns; torch {'yes' if torch else 'no'}")
         modes = [False, True] if supports_optimize(dev) else [None]
+        why = "skipped (--skip wgpu)" if "wgpu" in skip else peer_wgpu.available()
+        peer = peer_wgpu.Peer() if why is None else None
+        result["peers"] = {"wgpu": peer.name if peer else why,
+                           "taichi": "not run: no taichi wheel for this Python" if sys.version_info >= (3, 12)
+                           else "not run: taichi is not a dependency of this benchmark"}
+        log(f"peers: {result['peers']}")
         result["latency"] = {} if "latency" in skip else bench_latency(dev, probe, 200 if smoke else 2000)
+        if peer is not None and "latency" not in skip:
+            result["latency"].update(peer_wgpu.latency(peer, 200 if smoke else 2000))
         log(f"latency: {result['latency']}")
-        result["elementwise"] = [] if "elementwise" in skip else bench_elementwise(dev, ew_sizes, reps, period, torch)
-        result["seed"] = [] if "seed" in skip else bench_seed(dev, seed_sizes, reps, torch, modes)
+        result["elementwise"] = [] if "elementwise" in skip else bench_elementwise(dev, ew_sizes, reps, period, torch,
+                                                                                   peer)
+        result["seed"] = [] if "seed" in skip else bench_seed(dev, seed_sizes, reps, torch, modes, peer)
     result["compile"] = {} if "compile" in skip else bench_compile(2 if smoke else 5)
     (args.out / "bench.json").write_text(json.dumps(result, indent=2))
     plotted = plot(result, args.out / "bench.png")
     print(f"device: {result['device']}  (python {result['python']}, numpy {result['numpy']}, torch {result['torch']})")
+    print(f"  peers: {result['peers']}")
     for k, v in result["latency"].items():
         print(f"  latency {k:28} {v if v is None else f'{v:9.1f}'}")
     for r in result["elementwise"]:
         extra = (f"  torch {r['torch_gbps']:8.1f} GB/s  ratio {r['ratio_ours_over_torch_bw']:.2f}"
                  if "torch_gbps" in r else "")
+        extra += f"  wgpu {r['wgpu_gbps']:8.1f} GB/s" if "wgpu_gbps" in r else ""
         print(f"  elementwise 2^{int(np.log2(r['n']))}: ours {r['ours_gbps']:8.1f} GB/s "
               f"({r['ours_gpu_ms']:.3f} ms GPU, {r['ours_host_ms']:.3f} ms host){extra}")
     for r in result["seed"]:
