@@ -28,8 +28,8 @@ ADD = """
 @group(0) @binding(1) var<storage, read> b: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> out: array<vec4<f32>>;
 @compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-    let i = g.x;
+fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>) {
+    let i = g.y * n.x * 256u + g.x;  // 2-D grid: WebGPU allows 65535 workgroups per dimension
     if (i < arrayLength(&out)) { out[i] = a[i] + b[i]; }
 }
 """
@@ -170,9 +170,8 @@ def elementwise(peer: Peer, n: int, reps: int) -> dict:
     a, b = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
     ba, bb, bo = peer.buffer(a), peer.buffer(b), peer.buffer(np.zeros(n, np.float32), out=True)
     pipe, group = peer.kernel(ADD, [ba, bb, bo])
-    wgs = (-(-(n // 4) // 256), 1, 1)
-    if wgs[0] > 65535:  # WebGPU's per-dimension limit: spread over y (the shader indexes x only)
-        return {"wgpu_skipped": f"{wgs[0]} workgroups exceed WebGPU's 65535 per dimension"}
+    total = -(-(n // 4) // 256)
+    wgs = (min(total, 65535), -(-total // 65535), 1)
     peer.run([(pipe, group, wgs)], bo)
     assert np.array_equal(peer.read(bo, np.float32), a + b), "wgpu elementwise result differs from NumPy"
     gpu = [peer.run([(pipe, group, wgs)], bo, timed=True) for _ in range(reps)]
