@@ -490,3 +490,17 @@ def test_unroll_rules():
     assert unroll_loads(p)[0] == p
     p = red(31, Node.assign("acc", Expr.add(Expr.var("acc"), Expr.load("a", m))))
     assert unroll_loads(p)[0] == p
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(programs(allow_traps=True))
+def test_pure_subtrees_agrees_with_is_pure(program):
+    """cse counts candidates with the one-pass purity walk; it must match the per-node rule."""
+    from vyre_vk.opt.analysis import Facts
+    facts = Facts(program)
+    for n in walk_nodes(program.entry):
+        for e in N.node_exprs(n):
+            pairs = facts.pure_subtrees(e)
+            assert [x for x, _ in pairs][-1] == e and len(pairs) == sum(1 for _ in E.walk(e))
+            for x, ok in pairs:
+                assert ok == facts.is_pure(x)

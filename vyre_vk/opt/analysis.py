@@ -255,6 +255,34 @@ class Facts:
                         return True
         return False
 
+    def node_pure(self, x: E.Expr) -> bool:
+        """`x` itself (not its children) has no effect, cannot trap, reads no written buffer."""
+        if isinstance(x, OPAQUE_EXPRS) or type(x) not in _KNOWN_EXPRS:
+            return False
+        if isinstance(x, E.BinOpExpr) and x.op in (BinOp.Div, BinOp.Mod):
+            t = self.type_of(x.left)
+            if (t is None or t is I32) and not (isinstance(x.right, E.LitI32) and x.right.value not in (0, -1)):
+                return False
+        return not (isinstance(x, E.Load) and (x.buffer in self.written or x.buffer in self.workgroup_bufs))
+
+    def pure_subtrees(self, e: E.Expr) -> list[tuple[E.Expr, bool]]:
+        """(sub-expression, is_pure) for every node of `e`, post-order, in one pass (is_pure on
+        each node separately is quadratic in the depth of long operator chains)."""
+        out: list = []
+        stack: list = [(e, False)]
+        done: list = []
+        while stack:
+            x, expanded = stack.pop()
+            kids = E.children(x)
+            if expanded or not kids:
+                ok = self.node_pure(x) and all(done.pop() for _ in kids)
+                out.append((x, ok))
+                done.append(ok)
+            else:
+                stack.append((x, True))
+                stack.extend((k, False) for k in kids)
+        return out
+
     def is_pure(self, e: E.Expr) -> bool:
         """No effects, cannot trap, reads only buffers nothing in the program writes."""
         if self.may_trap(e):

@@ -28,8 +28,8 @@ def _count(nodes, facts: Facts) -> Counter:
     while stack:
         n = stack.pop()
         for e in N.node_exprs(n):
-            for x in E.walk(e):
-                if _candidate(x, facts):
+            for x, pure in facts.pure_subtrees(e):
+                if pure and E.children(x):
                     c[x] += 1
         for _, body in N.node_bodies(n):
             stack.extend(body)
