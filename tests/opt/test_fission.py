@@ -10,10 +10,8 @@ from hypothesis import strategies as st
 from vyre_vk import reference
 from vyre_vk.ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, validate, wrap_anonymous
 from vyre_vk.opt import PASS_ORDER, fission, optimize
-from vyre_vk.reference.eval import EvalError
-from vyre_vk.testing.strategies import program_inputs
 
-from .test_passes import _per_invocation_scaffold, same
+from .test_passes import _per_invocation_scaffold, runnable, same
 
 U32, I32, F32 = DataType.U32, DataType.I32, DataType.F32
 GID = Expr.gid_x()
@@ -137,15 +135,10 @@ SPLIT = []
 @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(chain_programs(), st.integers(0, 3))
 def test_random_chains_identical(program, seed):
-    try:
-        validate(program)
-    except Exception:
+    inputs = runnable(program, seed)
+    if inputs is None:
         return
-    inputs = program_inputs(program, seed)
-    try:
-        expected = reference.run(program, inputs)
-    except EvalError:
-        return
+    expected = reference.run(program, inputs)
     for passes in (["fission"], list(PASS_ORDER)):
         graph, reports = optimize(program, passes)
         assert not any("reverted" in r.why for r in reports), reports

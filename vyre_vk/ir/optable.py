@@ -480,7 +480,8 @@ def _tr128(op, np_fn, glsl_fn, transcendental):
     return UnOpInfo(op, (F32,), SAME, _via64(np_fn), {"f32": f"vyre_canon({glsl_fn}({{a}}))"}, transcendental)
 
 
-# sin/cos/tan lower to helpers with their own range reduction: lavapipe's builtins lose it
+# sin/cos/tan lower to helpers with their own range reduction (a NaN r for inf/NaN x
+# propagates through the polynomials): lavapipe's builtins lose it
 # above |x| ~ 1e8 (cos(-8.55e14) off by millions of ULP; found by tools/fuzz) and GLSL
 # leaves their precision undefined.
 # GLSL's asin/acos/atan/sinh/tanh are far less accurate than libm on common drivers
@@ -715,6 +716,7 @@ GLSL_HELPERS: dict[str, str] = {
     # parts. Exact enough for every f32 (its worst case sits ~2^-30 from a multiple of pi/2).
     "vyre_trig_reduce": """float vyre_trig_reduce(float ax, out uint quad) {
     quad = 0u;
+    if ((floatBitsToUint(ax) & 0x7F800000u) == 0x7F800000u) return uintBitsToFloat(0x7FC00000u);  // inf, NaN
     if (ax < 0.78539816) return ax;
     const uint T[12] = uint[](0u, 0u, 0xA2F9836Eu, 0x4E441529u, 0xFC2757D1u, 0xF534DDC0u, 0xDB629599u,
                               0x3C439041u, 0xFE5163ABu, 0xDEBBC561u, 0xB7246E3Au, 0x424DD2E0u);
@@ -767,26 +769,20 @@ GLSL_HELPERS: dict[str, str] = {
     return p;
 }""",
     "vyre_sin": """float vyre_sin(float x) {
-    uint ix = floatBitsToUint(x);
-    if ((ix & 0x7F800000u) == 0x7F800000u) return uintBitsToFloat(0x7FC00000u);
-    uint quad;
+    uint ix = floatBitsToUint(x), quad;
     float r = vyre_trig_reduce(uintBitsToFloat(ix & 0x7FFFFFFFu), quad);
     float s = (quad & 1u) == 0u ? vyre_sin_poly(r) : vyre_cos_poly(r);
     if (quad >= 2u) s = -s;
     return (ix >> 31) != 0u ? -s : s;
 }""",
     "vyre_cos": """float vyre_cos(float x) {
-    uint ix = floatBitsToUint(x);
-    if ((ix & 0x7F800000u) == 0x7F800000u) return uintBitsToFloat(0x7FC00000u);
-    uint quad;
+    uint ix = floatBitsToUint(x), quad;
     float r = vyre_trig_reduce(uintBitsToFloat(ix & 0x7FFFFFFFu), quad);
     float c = (quad & 1u) == 0u ? vyre_cos_poly(r) : vyre_sin_poly(r);
     return (quad == 1u || quad == 2u) ? -c : c;
 }""",
     "vyre_tan": """float vyre_tan(float x) {
-    uint ix = floatBitsToUint(x);
-    if ((ix & 0x7F800000u) == 0x7F800000u) return uintBitsToFloat(0x7FC00000u);
-    uint quad;
+    uint ix = floatBitsToUint(x), quad;
     float r = vyre_trig_reduce(uintBitsToFloat(ix & 0x7FFFFFFFu), quad);
     float s = vyre_sin_poly(r), c = vyre_cos_poly(r);
     float t = (quad & 1u) == 0u ? s / c : -c / s;
