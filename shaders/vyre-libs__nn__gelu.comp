@@ -31,11 +31,96 @@ float vyre_fmul(float a, float b) {
     }
     precise float r = a * b; return vyre_canon(r);
 }
+bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
+void vyre_two_sum(float a, float b, out float s, out float e) {
+    precise float ps = a + b;
+    precise float bv = ps - a;
+    precise float pe = (a - (ps - bv)) + (b - bv);
+    s = ps; e = pe;
+}
+void vyre_two_prod(float a, float b, out float p, out float e) {
+    precise float pp = a * b;
+    precise float ta = 4097.0 * a;
+    precise float ah = ta - (ta - a);
+    precise float al = a - ah;
+    precise float tb = 4097.0 * b;
+    precise float bh = tb - (tb - b);
+    precise float bl = b - bh;
+    precise float pe = ((ah * bh - pp) + ah * bl + al * bh) + al * bl;
+    p = pp; e = pe;
+}
+const uint vyre_exp_th[64] = uint[](
+    0x3F800000u, 0x3F8164D2u, 0x3F82CD87u, 0x3F843A29u, 0x3F85AAC3u, 0x3F871F62u, 0x3F88980Fu, 0x3F8A14D5u,
+    0x3F8B95C2u, 0x3F8D1ADFu, 0x3F8EA43Au, 0x3F9031DCu, 0x3F91C3D3u, 0x3F935A2Bu, 0x3F94F4F0u, 0x3F96942Du,
+    0x3F9837F0u, 0x3F99E046u, 0x3F9B8D3Au, 0x3F9D3EDAu, 0x3F9EF532u, 0x3FA0B051u, 0x3FA27043u, 0x3FA43516u,
+    0x3FA5FED7u, 0x3FA7CD94u, 0x3FA9A15Bu, 0x3FAB7A3Au, 0x3FAD583Fu, 0x3FAF3B79u, 0x3FB123F6u, 0x3FB311C4u,
+    0x3FB504F3u, 0x3FB6FD92u, 0x3FB8FBAFu, 0x3FBAFF5Bu, 0x3FBD08A4u, 0x3FBF179Au, 0x3FC12C4Du, 0x3FC346CDu,
+    0x3FC5672Au, 0x3FC78D75u, 0x3FC9B9BEu, 0x3FCBEC15u, 0x3FCE248Cu, 0x3FD06334u, 0x3FD2A81Eu, 0x3FD4F35Bu,
+    0x3FD744FDu, 0x3FD99D16u, 0x3FDBFBB8u, 0x3FDE60F5u, 0x3FE0CCDFu, 0x3FE33F89u, 0x3FE5B907u, 0x3FE8396Au,
+    0x3FEAC0C7u, 0x3FED4F30u, 0x3FEFE4BAu, 0x3FF28177u, 0x3FF5257Du, 0x3FF7D0DFu, 0x3FFA83B3u, 0x3FFD3E0Cu);
+const uint vyre_exp_tl[64] = uint[](
+    0x00000000u, 0xB1C43FD0u, 0xB34EA7A9u, 0xB2F14C87u, 0x334F9891u, 0xB352C2E6u, 0xB37EDA4Bu, 0x336A92DEu,
+    0xB260ABA1u, 0x3336FCB7u, 0xB3697465u, 0x330628CDu, 0x33675624u, 0x32BC4F9Cu, 0xB32E0212u, 0x32DC8061u,
+    0x33231B71u, 0xB359BE90u, 0xB30C5563u, 0xB331A601u, 0x33412342u, 0x31FB9715u, 0x30C3125Au, 0xB323EC33u,
+    0xB32C9D5Eu, 0xB3162D36u, 0xB3162B08u, 0xB314AD82u, 0xB22DEAF6u, 0xB3252DEBu, 0xB37C5AA8u, 0x32154889u,
+    0x32CFE77Au, 0xB266B974u, 0x330EC5F7u, 0xB31BD983u, 0xB3414FE8u, 0xB3130B1Au, 0xB2D6663Eu, 0xB2976DA2u,
+    0x320AA837u, 0xB2DD5119u, 0xB37323A2u, 0xB006C6C2u, 0x3228FC24u, 0xB2944353u, 0xB35C1DAAu, 0xB3286024u,
+    0xB2D4A58Au, 0xB2F61D41u, 0xB3504A1Cu, 0xB37B43E3u, 0xB21EAB59u, 0x33657D15u, 0xB2441BE6u, 0x33207898u,
+    0xB24116DEu, 0x3276CCA1u, 0xB348464Au, 0x32F167FFu, 0x32292436u, 0x336615A2u, 0xB2923758u, 0x31CF486Cu);
+void vyre_exp_ff(float x, out float h, out float l, out int k) {
+    precise float n = roundEven(x * uintBitsToFloat(0x42B8AA3Bu));
+    precise float a = x - n * uintBitsToFloat(0x3C314000u);
+    float s, e, s2, e2;
+    vyre_two_sum(a, -(n * uintBitsToFloat(0x37484000u)), s, e);
+    vyre_two_sum(s, -(n * uintBitsToFloat(0x31FEC000u)), s2, e2);
+    precise float el = (e + e2) - n * uintBitsToFloat(0x2CE8E7BCu);
+    precise float rh = s2 + el;
+    precise float rl = el - (rh - s2);
+    float qh, ql;
+    vyre_two_prod(rh, rh, qh, ql);
+    precise float tail = rh * rh * rh * (uintBitsToFloat(0x3E2AAAABu) + rh * (uintBitsToFloat(0x3D2AAAABu)
+                         + rh * (uintBitsToFloat(0x3C088889u) + rh * uintBitsToFloat(0x3AB60B61u))));
+    precise float lo = rl + (0.5 * ql + (rh * rl + tail));
+    float sh, sl;
+    vyre_two_sum(rh, 0.5 * qh, sh, sl);
+    precise float sl2 = sl + lo;
+    precise float eh = 1.0 + sh;
+    precise float el2 = (sh - (eh - 1.0)) + sl2;
+    int ni = int(n);
+    int j = ni & 63;
+    k = (ni - j) >> 6;
+    float th = uintBitsToFloat(vyre_exp_th[j]), tl = uintBitsToFloat(vyre_exp_tl[j]);
+    float ph, pl;
+    vyre_two_prod(th, eh, ph, pl);
+    precise float pl2 = pl + (th * el2 + tl * eh);
+    precise float hh = ph + pl2;
+    precise float ll = pl2 - (hh - ph);
+    h = hh; l = ll;
+}
 float vyre_tanh(float x) {
-    if (abs(x) >= 0.125) return tanh(x);
-    precise float z = x * x;
-    precise float r = x - x * z * (1.0 / 3.0 - z * (2.0 / 15.0 - z * (17.0 / 315.0 - z * (62.0 / 2835.0))));
-    return r;
+    uint b = floatBitsToUint(x);
+    if (vyre_isnan(x)) return x;
+    float ax = uintBitsToFloat(b & 0x7FFFFFFFu);
+    if (ax < 0.000244140625) return x;
+    float t = 1.0;
+    if (ax < 9.5) {
+        float h, l;
+        int k;
+        vyre_exp_ff(2.0 * ax, h, l, k);
+        float eh = ldexp(h, k), el = ldexp(l, k), nh, nl, dh, dl;
+        vyre_two_sum(eh, -1.0, nh, nl);
+        vyre_two_sum(eh, 1.0, dh, dl);
+        precise float nl2 = nl + el;
+        precise float dl2 = dl + el;
+        // (nh + nl2) / (dh + dl2): a first quotient, then the exact residual's correction
+        precise float q1 = nh / dh;
+        float p, pe;
+        vyre_two_prod(q1, dh, p, pe);
+        precise float q2 = ((((nh - p) - pe) + nl2) - q1 * dl2) / dh;
+        precise float q = q1 + q2;
+        t = q;
+    }
+    return uintBitsToFloat(floatBitsToUint(t) | (b & 0x80000000u));
 }
 
 float vk_ld_v_input(uint vk_i) { uint vk_n = uint(v_input.length()); float vk_x = v_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }

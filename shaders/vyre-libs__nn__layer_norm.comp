@@ -40,6 +40,29 @@ float vyre_fmul(float a, float b) {
     precise float r = a * b; return vyre_canon(r);
 }
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
+bool vyre_ff_safe(float x) {
+    uint e = (floatBitsToUint(x) >> 23) & 0xFFu;
+    return e >= 27u && e <= 227u;
+}
+void vyre_two_prod(float a, float b, out float p, out float e) {
+    precise float pp = a * b;
+    precise float ta = 4097.0 * a;
+    precise float ah = ta - (ta - a);
+    precise float al = a - ah;
+    precise float tb = 4097.0 * b;
+    precise float bh = tb - (tb - b);
+    precise float bl = b - bh;
+    precise float pe = ((ah * bh - pp) + ah * bl + al * bh) + al * bl;
+    p = pp; e = pe;
+}
+float vyre_div_fix(float a, float b, float q) {
+    if (!(vyre_ff_safe(a) && vyre_ff_safe(b) && vyre_ff_safe(q))) return q;
+    float p, e;
+    vyre_two_prod(q, b, p, e);
+    precise float r = (a - p) - e;
+    precise float c = q + r / b;
+    return c;
+}
 float vyre_fdiv(float a, float b) {
     uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
     if ((ub & 0x7FFFFFFFu) == 0u) {
@@ -47,10 +70,19 @@ float vyre_fdiv(float a, float b) {
         return uintBitsToFloat(((ua ^ ub) & 0x80000000u) | 0x7F800000u);
     }
     if ((ua & 0x7FFFFFFFu) == 0u) return vyre_isnan(b) ? uintBitsToFloat(0x7FC00000u) : uintBitsToFloat((ua ^ ub) & 0x80000000u);
-    precise float r = a / b; return vyre_canon(r);
+    precise float r = a / b; return vyre_canon(vyre_div_fix(a, b, r));
 }
+float vyre_sqrt_fix(float a, float s) {
+    if (!(vyre_ff_safe(a) && vyre_ff_safe(s))) return s;
+    float p, e;
+    vyre_two_prod(s, s, p, e);
+    precise float r = (a - p) - e;
+    precise float c = s + r / (2.0 * s);
+    return c;
+}
+float vyre_sqrt(float a) { precise float s = sqrt(a); return vyre_sqrt_fix(a, s); }
 float vyre_rsqrt(float a) {
-    precise float s = sqrt(a); precise float r = 1.0 / s; return vyre_canon(r);
+    float s = vyre_sqrt(a); precise float r = 1.0 / s; return vyre_canon(vyre_div_fix(1.0, s, r));
 }
 bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }

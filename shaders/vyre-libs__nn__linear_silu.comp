@@ -34,6 +34,29 @@ float vyre_fmul(float a, float b) {
     precise float r = a * b; return vyre_canon(r);
 }
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
+bool vyre_ff_safe(float x) {
+    uint e = (floatBitsToUint(x) >> 23) & 0xFFu;
+    return e >= 27u && e <= 227u;
+}
+void vyre_two_prod(float a, float b, out float p, out float e) {
+    precise float pp = a * b;
+    precise float ta = 4097.0 * a;
+    precise float ah = ta - (ta - a);
+    precise float al = a - ah;
+    precise float tb = 4097.0 * b;
+    precise float bh = tb - (tb - b);
+    precise float bl = b - bh;
+    precise float pe = ((ah * bh - pp) + ah * bl + al * bh) + al * bl;
+    p = pp; e = pe;
+}
+float vyre_div_fix(float a, float b, float q) {
+    if (!(vyre_ff_safe(a) && vyre_ff_safe(b) && vyre_ff_safe(q))) return q;
+    float p, e;
+    vyre_two_prod(q, b, p, e);
+    precise float r = (a - p) - e;
+    precise float c = q + r / b;
+    return c;
+}
 float vyre_fdiv(float a, float b) {
     uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
     if ((ub & 0x7FFFFFFFu) == 0u) {
@@ -41,12 +64,78 @@ float vyre_fdiv(float a, float b) {
         return uintBitsToFloat(((ua ^ ub) & 0x80000000u) | 0x7F800000u);
     }
     if ((ua & 0x7FFFFFFFu) == 0u) return vyre_isnan(b) ? uintBitsToFloat(0x7FC00000u) : uintBitsToFloat((ua ^ ub) & 0x80000000u);
-    precise float r = a / b; return vyre_canon(r);
+    precise float r = a / b; return vyre_canon(vyre_div_fix(a, b, r));
 }
 uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
 int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
+void vyre_two_sum(float a, float b, out float s, out float e) {
+    precise float ps = a + b;
+    precise float bv = ps - a;
+    precise float pe = (a - (ps - bv)) + (b - bv);
+    s = ps; e = pe;
+}
+const uint vyre_exp_th[64] = uint[](
+    0x3F800000u, 0x3F8164D2u, 0x3F82CD87u, 0x3F843A29u, 0x3F85AAC3u, 0x3F871F62u, 0x3F88980Fu, 0x3F8A14D5u,
+    0x3F8B95C2u, 0x3F8D1ADFu, 0x3F8EA43Au, 0x3F9031DCu, 0x3F91C3D3u, 0x3F935A2Bu, 0x3F94F4F0u, 0x3F96942Du,
+    0x3F9837F0u, 0x3F99E046u, 0x3F9B8D3Au, 0x3F9D3EDAu, 0x3F9EF532u, 0x3FA0B051u, 0x3FA27043u, 0x3FA43516u,
+    0x3FA5FED7u, 0x3FA7CD94u, 0x3FA9A15Bu, 0x3FAB7A3Au, 0x3FAD583Fu, 0x3FAF3B79u, 0x3FB123F6u, 0x3FB311C4u,
+    0x3FB504F3u, 0x3FB6FD92u, 0x3FB8FBAFu, 0x3FBAFF5Bu, 0x3FBD08A4u, 0x3FBF179Au, 0x3FC12C4Du, 0x3FC346CDu,
+    0x3FC5672Au, 0x3FC78D75u, 0x3FC9B9BEu, 0x3FCBEC15u, 0x3FCE248Cu, 0x3FD06334u, 0x3FD2A81Eu, 0x3FD4F35Bu,
+    0x3FD744FDu, 0x3FD99D16u, 0x3FDBFBB8u, 0x3FDE60F5u, 0x3FE0CCDFu, 0x3FE33F89u, 0x3FE5B907u, 0x3FE8396Au,
+    0x3FEAC0C7u, 0x3FED4F30u, 0x3FEFE4BAu, 0x3FF28177u, 0x3FF5257Du, 0x3FF7D0DFu, 0x3FFA83B3u, 0x3FFD3E0Cu);
+const uint vyre_exp_tl[64] = uint[](
+    0x00000000u, 0xB1C43FD0u, 0xB34EA7A9u, 0xB2F14C87u, 0x334F9891u, 0xB352C2E6u, 0xB37EDA4Bu, 0x336A92DEu,
+    0xB260ABA1u, 0x3336FCB7u, 0xB3697465u, 0x330628CDu, 0x33675624u, 0x32BC4F9Cu, 0xB32E0212u, 0x32DC8061u,
+    0x33231B71u, 0xB359BE90u, 0xB30C5563u, 0xB331A601u, 0x33412342u, 0x31FB9715u, 0x30C3125Au, 0xB323EC33u,
+    0xB32C9D5Eu, 0xB3162D36u, 0xB3162B08u, 0xB314AD82u, 0xB22DEAF6u, 0xB3252DEBu, 0xB37C5AA8u, 0x32154889u,
+    0x32CFE77Au, 0xB266B974u, 0x330EC5F7u, 0xB31BD983u, 0xB3414FE8u, 0xB3130B1Au, 0xB2D6663Eu, 0xB2976DA2u,
+    0x320AA837u, 0xB2DD5119u, 0xB37323A2u, 0xB006C6C2u, 0x3228FC24u, 0xB2944353u, 0xB35C1DAAu, 0xB3286024u,
+    0xB2D4A58Au, 0xB2F61D41u, 0xB3504A1Cu, 0xB37B43E3u, 0xB21EAB59u, 0x33657D15u, 0xB2441BE6u, 0x33207898u,
+    0xB24116DEu, 0x3276CCA1u, 0xB348464Au, 0x32F167FFu, 0x32292436u, 0x336615A2u, 0xB2923758u, 0x31CF486Cu);
+void vyre_exp_ff(float x, out float h, out float l, out int k) {
+    precise float n = roundEven(x * uintBitsToFloat(0x42B8AA3Bu));
+    precise float a = x - n * uintBitsToFloat(0x3C314000u);
+    float s, e, s2, e2;
+    vyre_two_sum(a, -(n * uintBitsToFloat(0x37484000u)), s, e);
+    vyre_two_sum(s, -(n * uintBitsToFloat(0x31FEC000u)), s2, e2);
+    precise float el = (e + e2) - n * uintBitsToFloat(0x2CE8E7BCu);
+    precise float rh = s2 + el;
+    precise float rl = el - (rh - s2);
+    float qh, ql;
+    vyre_two_prod(rh, rh, qh, ql);
+    precise float tail = rh * rh * rh * (uintBitsToFloat(0x3E2AAAABu) + rh * (uintBitsToFloat(0x3D2AAAABu)
+                         + rh * (uintBitsToFloat(0x3C088889u) + rh * uintBitsToFloat(0x3AB60B61u))));
+    precise float lo = rl + (0.5 * ql + (rh * rl + tail));
+    float sh, sl;
+    vyre_two_sum(rh, 0.5 * qh, sh, sl);
+    precise float sl2 = sl + lo;
+    precise float eh = 1.0 + sh;
+    precise float el2 = (sh - (eh - 1.0)) + sl2;
+    int ni = int(n);
+    int j = ni & 63;
+    k = (ni - j) >> 6;
+    float th = uintBitsToFloat(vyre_exp_th[j]), tl = uintBitsToFloat(vyre_exp_tl[j]);
+    float ph, pl;
+    vyre_two_prod(th, eh, ph, pl);
+    precise float pl2 = pl + (th * el2 + tl * eh);
+    precise float hh = ph + pl2;
+    precise float ll = pl2 - (hh - ph);
+    h = hh; l = ll;
+}
+float vyre_exp(float x) {
+    if (vyre_isnan(x)) return x;
+    if (x >= 89.0) return uintBitsToFloat(0x7F800000u);
+    if (x <= -104.0) return 0.0;
+    float h, l;
+    int k;
+    vyre_exp_ff(x, h, l, k);
+    precise float f = h + l;
+    if (k > 127) { precise float big = ldexp(f, 127) * 2.0; return big; }  // inf when it rounds past FLT_MAX
+    if (k < -126 || (k == -126 && f < 1.0)) return 0.0;  // subnormal: flushed, as canon() does
+    return ldexp(f, k);
+}
 
 float vk_ldn_x(uint vk_i) { float vk_x = x[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_w(uint vk_i) { float vk_x = w[vk_i]; return vyre_canon(vk_x); }
@@ -61,7 +150,7 @@ void main() {
             for (uint k = 0u, vk_end1 = 4u; k < vk_end1; k++) {
                 acc = vyre_fadd(acc, vyre_fmul(vk_ldn_x(k), vk_ldn_w(((k * 4u) + i))));
             }
-            vk_st_v_out(i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fmul(acc, vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(acc)))))))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fmul(acc, vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(exp(vyre_canon(-(acc)))))))));
+            vk_st_v_out(i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fmul(acc, vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(vyre_exp(vyre_canon(-(acc)))))))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fmul(acc, vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(vyre_exp(vyre_canon(-(acc)))))))));
         }
     }
 }

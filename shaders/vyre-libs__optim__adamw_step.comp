@@ -39,6 +39,29 @@ float vyre_fmul(float a, float b) {
     precise float r = a * b; return vyre_canon(r);
 }
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
+bool vyre_ff_safe(float x) {
+    uint e = (floatBitsToUint(x) >> 23) & 0xFFu;
+    return e >= 27u && e <= 227u;
+}
+void vyre_two_prod(float a, float b, out float p, out float e) {
+    precise float pp = a * b;
+    precise float ta = 4097.0 * a;
+    precise float ah = ta - (ta - a);
+    precise float al = a - ah;
+    precise float tb = 4097.0 * b;
+    precise float bh = tb - (tb - b);
+    precise float bl = b - bh;
+    precise float pe = ((ah * bh - pp) + ah * bl + al * bh) + al * bl;
+    p = pp; e = pe;
+}
+float vyre_div_fix(float a, float b, float q) {
+    if (!(vyre_ff_safe(a) && vyre_ff_safe(b) && vyre_ff_safe(q))) return q;
+    float p, e;
+    vyre_two_prod(q, b, p, e);
+    precise float r = (a - p) - e;
+    precise float c = q + r / b;
+    return c;
+}
 float vyre_fdiv(float a, float b) {
     uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
     if ((ub & 0x7FFFFFFFu) == 0u) {
@@ -46,12 +69,21 @@ float vyre_fdiv(float a, float b) {
         return uintBitsToFloat(((ua ^ ub) & 0x80000000u) | 0x7F800000u);
     }
     if ((ua & 0x7FFFFFFFu) == 0u) return vyre_isnan(b) ? uintBitsToFloat(0x7FC00000u) : uintBitsToFloat((ua ^ ub) & 0x80000000u);
-    precise float r = a / b; return vyre_canon(r);
+    precise float r = a / b; return vyre_canon(vyre_div_fix(a, b, r));
 }
 uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
 int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
+float vyre_sqrt_fix(float a, float s) {
+    if (!(vyre_ff_safe(a) && vyre_ff_safe(s))) return s;
+    float p, e;
+    vyre_two_prod(s, s, p, e);
+    precise float r = (a - p) - e;
+    precise float c = s + r / (2.0 * s);
+    return c;
+}
+float vyre_sqrt(float a) { precise float s = sqrt(a); return vyre_sqrt_fix(a, s); }
 
 float vk_ldn_params(uint vk_i) { float vk_x = params[vk_i]; return vyre_canon(vk_x); }
 void vk_st_params(uint vk_i, float vk_v) { if (vk_i < uint(params.length())) params[vk_i] = vyre_canon(vk_v); }
@@ -67,7 +99,7 @@ void main() {
         if (i < 2u) {
             vk_st_m(i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fmul(0.8999999761581421, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_m(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_m(i))), vyre_fmul(0.10000002384185791, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i))))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(0.8999999761581421, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_m(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_m(i))), vyre_fmul(0.10000002384185791, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i))))));
             vk_st_v(i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fmul(0.9990000128746033, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_v(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_v(i))), vyre_fmul(0.0009999871253967285, vyre_fmul(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)), vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)))))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(0.9990000128746033, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_v(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_v(i))), vyre_fmul(0.0009999871253967285, vyre_fmul(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)), vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)))))));
-            vk_st_params(i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fsub(vyre_fmul(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_params(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_params(i)), 0.9999899864196777), vyre_fmul(0.0010000000474974513, vyre_fdiv(vyre_fadd(vyre_fmul(0.8999999761581421, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_m(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_m(i))), vyre_fmul(0.10000002384185791, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)))), vyre_fadd(vyre_canon(sqrt(vyre_fadd(vyre_fmul(0.9990000128746033, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_v(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_v(i))), vyre_fmul(0.0009999871253967285, vyre_fmul(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)), vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i))))))), 9.99999993922529e-09))))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fsub(vyre_fmul(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_params(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_params(i)), 0.9999899864196777), vyre_fmul(0.0010000000474974513, vyre_fdiv(vyre_fadd(vyre_fmul(0.8999999761581421, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_m(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_m(i))), vyre_fmul(0.10000002384185791, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)))), vyre_fadd(vyre_canon(sqrt(vyre_fadd(vyre_fmul(0.9990000128746033, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_v(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_v(i))), vyre_fmul(0.0009999871253967285, vyre_fmul(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)), vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i))))))), 9.99999993922529e-09))))));
+            vk_st_params(i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fsub(vyre_fmul(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_params(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_params(i)), 0.9999899864196777), vyre_fmul(0.0010000000474974513, vyre_fdiv(vyre_fadd(vyre_fmul(0.8999999761581421, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_m(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_m(i))), vyre_fmul(0.10000002384185791, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)))), vyre_fadd(vyre_canon(vyre_sqrt(vyre_fadd(vyre_fmul(0.9990000128746033, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_v(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_v(i))), vyre_fmul(0.0009999871253967285, vyre_fmul(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)), vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i))))))), 9.99999993922529e-09))))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fsub(vyre_fmul(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_params(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_params(i)), 0.9999899864196777), vyre_fmul(0.0010000000474974513, vyre_fdiv(vyre_fadd(vyre_fmul(0.8999999761581421, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_m(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_m(i))), vyre_fmul(0.10000002384185791, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)))), vyre_fadd(vyre_canon(vyre_sqrt(vyre_fadd(vyre_fmul(0.9990000128746033, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_v(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_v(i))), vyre_fmul(0.0009999871253967285, vyre_fmul(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)), vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i))))))), 9.99999993922529e-09))))));
         }
     }
 }

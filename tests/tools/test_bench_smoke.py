@@ -56,3 +56,17 @@ def test_seed_passes_times_the_program_as_written_against_the_optimised_graph(vk
     off, on = seed_passes.compiled(vk_device, program)
     assert len(off.stages) == 1 and off.stages[0].program == program
     assert len(on.stages) == 3 and on.stages[-1].program != program
+
+
+def test_transcendental_bench_smoke(tmp_path):
+    """tools/bench/transcendental.py --smoke: ours matches the reference on every element (the
+    float-float lowering), and the builtin column is measured against the same reference."""
+    out = subprocess.run([sys.executable, str(ROOT / "tools/bench/transcendental.py"), "--smoke", "--out",
+                          str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    rows = json.loads((tmp_path / "transcendental.json").read_text())["rows"]
+    assert [r["fn"] for r in rows] == ["exp", "tanh"]
+    for r in rows:
+        assert r["n"] == 4096
+        assert r["ours"]["max_ulp"] <= 1 and r["ours"]["differ_share"] < 1e-3
+        assert r["builtin"]["max_ulp"] >= 0 and r["ours_gpu_ms"] > 0 and r["builtin_gpu_ms"] > 0

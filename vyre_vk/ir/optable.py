@@ -34,6 +34,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from . import ffmath
 from .types import DataType
 
 U32, I32, F32, BOOL = DataType.U32, DataType.I32, DataType.F32, DataType.Bool
@@ -486,9 +487,10 @@ def _tr128(op, np_fn, glsl_fn, transcendental):
 # leaves their precision undefined.
 # GLSL's asin/acos/atan/sinh/tanh are far less accurate than libm on common drivers
 # (lavapipe: asin 3771 ULP, acos 2231, atan 324 near 0, sinh/tanh 144 near 0), so these
-# lower to helpers: musl's acosf/asinf rational approximations, Taylor series near 0.
+# lower to helpers: musl's acosf/asinf rational approximations, Taylor series near 0;
+# exp and tanh are evaluated in float-float (ffmath) so ops that cancel after them match.
 _GLSL_ACCURATE = {UnOp.Asin: "vyre_asin", UnOp.Acos: "vyre_acos", UnOp.Atan: "vyre_atan",
-                  UnOp.Sinh: "vyre_sinh", UnOp.Tanh: "vyre_tanh"}
+                  UnOp.Sinh: "vyre_sinh", UnOp.Tanh: "vyre_tanh", UnOp.Exp: "vyre_exp"}
 
 
 #: The UnOp table.
@@ -516,7 +518,7 @@ UNOPS: dict[UnOp, UnOpInfo] = {i.op: i for i in [
     _u(UnOp.IsInf, (F32,), BOOL, lambda a, t: np.isinf(a), {"f32": "vyre_isinf({a})"}),
     _u(UnOp.IsFinite, (F32,), BOOL, lambda a, t: np.isfinite(a), {"f32": "vyre_isfinite({a})"}),
     # sqrt is correctly rounded in float32 (IEEE); inverse sqrt is 1/sqrt with two roundings.
-    _u(UnOp.Sqrt, (F32,), SAME, lambda a, t: canon(np.sqrt(_f32(a))), {"f32": "vyre_canon(sqrt({a}))"}, True),
+    _u(UnOp.Sqrt, (F32,), SAME, lambda a, t: canon(np.sqrt(_f32(a))), {"f32": "vyre_canon(vyre_sqrt({a}))"}, True),
     _u(UnOp.InverseSqrt, (F32,), SAME, lambda a, t: canon(np.float32(1) / np.sqrt(_f32(a))),
        {"f32": "vyre_rsqrt({a})"}, True),
     _u(UnOp.Reciprocal, (F32,), SAME, lambda a, t: canon(np.float32(1) / _f32(a)), {"f32": "vyre_frcp({a})"}),
@@ -529,7 +531,7 @@ UNOPS: dict[UnOp, UnOpInfo] = {i.op: i for i in [
     _tr128(UnOp.Sinh, np.sinh, _GLSL_ACCURATE[UnOp.Sinh], True),
     _tr128(UnOp.Cosh, np.cosh, "cosh", True),
     _tr128(UnOp.Tanh, np.tanh, _GLSL_ACCURATE[UnOp.Tanh], True),
-    _tr128(UnOp.Exp, np.exp, "exp", True),
+    _tr128(UnOp.Exp, np.exp, _GLSL_ACCURATE[UnOp.Exp], True),
     _tr128(UnOp.Exp2, np.exp2, "exp2", False),
     _tr128(UnOp.Log, np.log, "log", True),
     _tr128(UnOp.Log2, np.log2, "log2", False),
@@ -663,11 +665,12 @@ GLSL_HELPERS: dict[str, str] = {
         return uintBitsToFloat(((ua ^ ub) & 0x80000000u) | 0x7F800000u);
     }
     if ((ua & 0x7FFFFFFFu) == 0u) return vyre_isnan(b) ? uintBitsToFloat(0x7FC00000u) : uintBitsToFloat((ua ^ ub) & 0x80000000u);
-    precise float r = a / b; return vyre_canon(r);
+    precise float r = a / b; return vyre_canon(vyre_div_fix(a, b, r));
 }""",
-    "vyre_frcp": "float vyre_frcp(float a) { precise float r = 1.0 / a; return vyre_canon(r); }",
+    "vyre_frcp": "float vyre_frcp(float a) { precise float r = 1.0 / a; return vyre_canon(vyre_div_fix(1.0, a, r)); }",
+    # two roundings, as the reference's 1 / sqrt(a): each corrected (see ffmath)
     "vyre_rsqrt": """float vyre_rsqrt(float a) {
-    precise float s = sqrt(a); precise float r = 1.0 / s; return vyre_canon(r);
+    float s = vyre_sqrt(a); precise float r = 1.0 / s; return vyre_canon(vyre_div_fix(1.0, s, r));
 }""",
     # Vulkan lets fma() round twice (its precision is "inherited from OpFMul then OpFAdd"),
     # and lavapipe does. So: exact product a*b = p + e (Veltkamp/Dekker), exact p + c = s + t
@@ -845,12 +848,6 @@ GLSL_HELPERS: dict[str, str] = {
     precise float r = x + x * z * (1.0 / 6.0 + z * (1.0 / 120.0 + z * (1.0 / 5040.0)));
     return r;
 }""",
-    "vyre_tanh": """float vyre_tanh(float x) {
-    if (abs(x) >= 0.125) return tanh(x);
-    precise float z = x * x;
-    precise float r = x - x * z * (1.0 / 3.0 - z * (2.0 / 15.0 - z * (17.0 / 315.0 - z * (62.0 / 2835.0))));
-    return r;
-}""",
     "vyre_div_u32": "uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }",
     "vyre_mod_u32": "uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }",
     "vyre_div_i32": """int vyre_div_i32(int a, int b) {
@@ -902,4 +899,5 @@ GLSL_HELPERS: dict[str, str] = {
     if (x <= -2147483648.0) return int(0x80000000u);
     return int(x);
 }""",
+    **ffmath.GLSL,  # exp, tanh, and the division/sqrt correction: float-float (see ffmath)
 }
