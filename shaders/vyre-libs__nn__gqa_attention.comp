@@ -72,6 +72,12 @@ float vyre_fdiv(float a, float b) {
     precise float r = a / b; return vyre_canon(vyre_div_fix(a, b, r));
 }
 bool vyre_isinf(float x) { return (floatBitsToUint(x) & 0x7FFFFFFFu) == 0x7F800000u; }
+void vyre_two_sum(float a, float b, out float s, out float e) {
+    precise float ps = a + b;
+    precise float bv = ps - a;
+    precise float pe = (a - (ps - bv)) + (b - bv);
+    s = ps; e = pe;
+}
 float vyre_fma(float a, float b, float c) {
     if (vyre_isnan(a) || vyre_isnan(b) || vyre_isnan(c)) return uintBitsToFloat(0x7FC00000u);
     uint ua = floatBitsToUint(a), ub = floatBitsToUint(b), uc = floatBitsToUint(c), ps = (ua ^ ub) & 0x80000000u;
@@ -84,18 +90,11 @@ float vyre_fma(float a, float b, float c) {
         return uintBitsToFloat(ps | 0x7F800000u);
     }
     if (vyre_isinf(c)) return c;  // the exact product of finite a, b never overflows
-    precise float p = a * b;
-    precise float ta = 4097.0 * a;
-    precise float ah = ta - (ta - a);
-    precise float al = a - ah;
-    precise float tb = 4097.0 * b;
-    precise float bh = tb - (tb - b);
-    precise float bl = b - bh;
-    precise float e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
-    precise float s = p + c;
-    precise float bv = s - p;
-    precise float t = (p - (s - bv)) + (c - bv);
+    float p, e, s, t;
+    vyre_two_prod(a, b, p, e);
+    vyre_two_sum(p, c, s, t);
     precise float r = s + (t + e);
+    precise float ta = 4097.0 * a, tb = 4097.0 * b;  // two_prod's split, overflowed?
     if (!vyre_isfinite(ta) || !vyre_isfinite(tb) || !vyre_isfinite(s) || !vyre_isfinite(r)) {
         precise float f = fma(a, b, c);
         r = f;
@@ -112,12 +111,6 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
-void vyre_two_sum(float a, float b, out float s, out float e) {
-    precise float ps = a + b;
-    precise float bv = ps - a;
-    precise float pe = (a - (ps - bv)) + (b - bv);
-    s = ps; e = pe;
-}
 const uint vyre_exp_th[64] = uint[](
     0x3F800000u, 0x3F8164D2u, 0x3F82CD87u, 0x3F843A29u, 0x3F85AAC3u, 0x3F871F62u, 0x3F88980Fu, 0x3F8A14D5u,
     0x3F8B95C2u, 0x3F8D1ADFu, 0x3F8EA43Au, 0x3F9031DCu, 0x3F91C3D3u, 0x3F935A2Bu, 0x3F94F4F0u, 0x3F96942Du,

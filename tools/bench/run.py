@@ -108,16 +108,22 @@ def elementwise_program(n: int):
                       [Node.store("out", i, Expr.add(Expr.load("a", i), Expr.load("b", i)))])])
 
 
-def tiny_program(n: int):
-    from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program
+def map_program(dtype, n: int, fn):
+    """out[i] = fn(a[i]) over n elements of `dtype`, guarded by the output length."""
+    from vyre_vk.ir import BufferDecl, Expr, Node, Program
 
     i = Expr.var("i")
     return Program.wrapped(
-        [BufferDecl.read("a", 0, DataType.U32).with_count(n), BufferDecl.output("out", 1, DataType.U32).with_count(n)],
+        [BufferDecl.read("a", 0, dtype).with_count(n), BufferDecl.output("out", 1, dtype).with_count(n)],
         (64, 1, 1),
         [Node.let_bind("i", Expr.gid_x()),
-         Node.if_then(Expr.lt(i, Expr.buf_len("out")),
-                      [Node.store("out", i, Expr.add(Expr.load("a", i), Expr.u32(1)))])])
+         Node.if_then(Expr.lt(i, Expr.buf_len("out")), [Node.store("out", i, fn(Expr.load("a", i)))])])
+
+
+def tiny_program(n: int):
+    from vyre_vk.ir import DataType, Expr
+
+    return map_program(DataType.U32, n, lambda a: Expr.add(a, Expr.u32(1)))
 
 
 TINY_GLSL = """#version 450

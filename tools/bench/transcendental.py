@@ -34,15 +34,9 @@ void main() {{ uint i = gl_GlobalInvocationID.x; if (i < uint(o.length())) {{ o[
 
 
 def program(fn: str, n: int):
-    from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program, UnOp
+    from vyre_vk.ir import DataType, Expr, UnOp
 
-    i = Expr.var("i")
-    return Program.wrapped(
-        [BufferDecl.read("a", 0, DataType.F32).with_count(n), BufferDecl.output("out", 1, DataType.F32).with_count(n)],
-        (64, 1, 1),
-        [Node.let_bind("i", Expr.gid_x()),
-         Node.if_then(Expr.lt(i, Expr.buf_len("out")),
-                      [Node.store("out", i, Expr.unop(getattr(UnOp, fn.capitalize()), Expr.load("a", i)))])])
+    return bench.map_program(DataType.F32, n, lambda a: Expr.unop(getattr(UnOp, fn.capitalize()), a))
 
 
 def accuracy(ref: np.ndarray, got: np.ndarray) -> dict:

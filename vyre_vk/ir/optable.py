@@ -691,18 +691,11 @@ GLSL_HELPERS: dict[str, str] = {
         return uintBitsToFloat(ps | 0x7F800000u);
     }
     if (vyre_isinf(c)) return c;  // the exact product of finite a, b never overflows
-    precise float p = a * b;
-    precise float ta = 4097.0 * a;
-    precise float ah = ta - (ta - a);
-    precise float al = a - ah;
-    precise float tb = 4097.0 * b;
-    precise float bh = tb - (tb - b);
-    precise float bl = b - bh;
-    precise float e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
-    precise float s = p + c;
-    precise float bv = s - p;
-    precise float t = (p - (s - bv)) + (c - bv);
+    float p, e, s, t;
+    vyre_two_prod(a, b, p, e);
+    vyre_two_sum(p, c, s, t);
     precise float r = s + (t + e);
+    precise float ta = 4097.0 * a, tb = 4097.0 * b;  // two_prod's split, overflowed?
     if (!vyre_isfinite(ta) || !vyre_isfinite(tb) || !vyre_isfinite(s) || !vyre_isfinite(r)) {
         precise float f = fma(a, b, c);
         r = f;
