@@ -34,28 +34,31 @@ float vyre_fmul(float a, float b) {
     precise float r = a * b; return vyre_canon(r);
 }
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
-bool vyre_ff_safe(float x) {
-    uint e = (floatBitsToUint(x) >> 23) & 0xFFu;
-    return e >= 27u && e <= 227u;
+float vyre_round_pack(uint s, int e, uint q, bool sticky) {
+    uint m = q >> 1;
+    bool to_min = e == 0 && m == 0xFFFFFFu;  // >= FLT_MIN - 2^-150: the subnormal rounds up to FLT_MIN
+    if ((q & 1u) != 0u && (sticky || (m & 1u) != 0u)) {
+        m += 1u;
+        if (m == 0x1000000u) { m = 0x800000u; e += 1; }
+    }
+    if (e >= 255) return uintBitsToFloat(s | 0x7F800000u);
+    if (e <= 0) return uintBitsToFloat(s | (to_min ? 0x00800000u : 0u));
+    return uintBitsToFloat(s | (uint(e) << 23) | (m & 0x7FFFFFu));
 }
-void vyre_two_prod(float a, float b, out float p, out float e) {
-    precise float pp = a * b;
-    precise float ta = 4097.0 * a;
-    precise float ah = ta - (ta - a);
-    precise float al = a - ah;
-    precise float tb = 4097.0 * b;
-    precise float bh = tb - (tb - b);
-    precise float bl = b - bh;
-    precise float pe = ((ah * bh - pp) + ah * bl + al * bh) + al * bl;
-    p = pp; e = pe;
-}
-float vyre_div_fix(float a, float b, float q) {
-    if (!(vyre_ff_safe(a) && vyre_ff_safe(b) && vyre_ff_safe(q))) return q;
-    float p, e;
-    vyre_two_prod(q, b, p, e);
-    precise float r = (a - p) - e;
-    precise float c = q + r / b;
-    return c;
+float vyre_div_rn(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    uint ea = (ua >> 23) & 0xFFu, eb = (ub >> 23) & 0xFFu;
+    if (ea == 0u || ea == 255u || eb == 0u || eb == 255u) { precise float q = a / b; return q; }
+    uint am = (ua & 0x7FFFFFu) | 0x800000u, bm = (ub & 0x7FFFFFu) | 0x800000u;
+    int e = int(ea) - int(eb) + 127;
+    if (am < bm) { am <<= 1; e -= 1; }  // am / bm in [1, 2)
+    uint q = 0u;
+    for (int i = 0; i < 25; i++) {  // am < 2 bm <= 2^25 throughout
+        q <<= 1;
+        if (am >= bm) { am -= bm; q |= 1u; }
+        am <<= 1;
+    }
+    return vyre_round_pack((ua ^ ub) & 0x80000000u, e, q, am != 0u);
 }
 float vyre_fdiv(float a, float b) {
     uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
@@ -64,20 +67,28 @@ float vyre_fdiv(float a, float b) {
         return uintBitsToFloat(((ua ^ ub) & 0x80000000u) | 0x7F800000u);
     }
     if ((ua & 0x7FFFFFFFu) == 0u) return vyre_isnan(b) ? uintBitsToFloat(0x7FC00000u) : uintBitsToFloat((ua ^ ub) & 0x80000000u);
-    precise float r = a / b; return vyre_canon(vyre_div_fix(a, b, r));
+    return vyre_canon(vyre_div_rn(a, b));
 }
-float vyre_sqrt_fix(float a, float s) {
-    if (!(vyre_ff_safe(a) && vyre_ff_safe(s))) return s;
-    float p, e;
-    vyre_two_prod(s, s, p, e);
-    precise float r = (a - p) - e;
-    precise float c = s + r / (2.0 * s);
-    return c;
+float vyre_sqrt_rn(float a) {
+    uint ua = floatBitsToUint(a);
+    uint ea = (ua >> 23) & 0xFFu;
+    if (ea == 0u || ea == 255u || (ua & 0x80000000u) != 0u) { precise float r = sqrt(a); return r; }
+    uint am = (ua & 0x7FFFFFu) | 0x800000u;
+    int e = int(ea) - 127;
+    // x = significand * 2^25 (2^26 for an odd exponent, made even): 49-50 bits as xh:xl
+    uint xh = am >> 7, xl = am << 25;
+    if ((e & 1) != 0) { xh = am >> 6; xl = am << 26; e -= 1; }
+    uint root = 0u, rem = 0u;
+    for (int i = 24; i >= 0; i--) {  // two bits of x per step; rem <= 2 root < 2^26
+        uint pair = i >= 16 ? (xh >> uint(2 * i - 32)) & 3u : (xl >> uint(2 * i)) & 3u;
+        rem = (rem << 2) | pair;
+        uint trial = (root << 2) | 1u;
+        root <<= 1;
+        if (rem >= trial) { rem -= trial; root |= 1u; }
+    }
+    return vyre_round_pack(0u, (e >> 1) + 127, root, rem != 0u);
 }
-float vyre_sqrt(float a) { precise float s = sqrt(a); return vyre_sqrt_fix(a, s); }
-float vyre_rsqrt(float a) {
-    float s = vyre_sqrt(a); precise float r = 1.0 / s; return vyre_canon(vyre_div_fix(1.0, s, r));
-}
+float vyre_rsqrt(float a) { return vyre_canon(vyre_div_rn(1.0, vyre_sqrt_rn(a))); }
 bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }

@@ -33,9 +33,46 @@ float vyre_fmul(float a, float b) {
     precise float r = a * b; return vyre_canon(r);
 }
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
-bool vyre_ff_safe(float x) {
-    uint e = (floatBitsToUint(x) >> 23) & 0xFFu;
-    return e >= 27u && e <= 227u;
+float vyre_round_pack(uint s, int e, uint q, bool sticky) {
+    uint m = q >> 1;
+    bool to_min = e == 0 && m == 0xFFFFFFu;  // >= FLT_MIN - 2^-150: the subnormal rounds up to FLT_MIN
+    if ((q & 1u) != 0u && (sticky || (m & 1u) != 0u)) {
+        m += 1u;
+        if (m == 0x1000000u) { m = 0x800000u; e += 1; }
+    }
+    if (e >= 255) return uintBitsToFloat(s | 0x7F800000u);
+    if (e <= 0) return uintBitsToFloat(s | (to_min ? 0x00800000u : 0u));
+    return uintBitsToFloat(s | (uint(e) << 23) | (m & 0x7FFFFFu));
+}
+float vyre_div_rn(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    uint ea = (ua >> 23) & 0xFFu, eb = (ub >> 23) & 0xFFu;
+    if (ea == 0u || ea == 255u || eb == 0u || eb == 255u) { precise float q = a / b; return q; }
+    uint am = (ua & 0x7FFFFFu) | 0x800000u, bm = (ub & 0x7FFFFFu) | 0x800000u;
+    int e = int(ea) - int(eb) + 127;
+    if (am < bm) { am <<= 1; e -= 1; }  // am / bm in [1, 2)
+    uint q = 0u;
+    for (int i = 0; i < 25; i++) {  // am < 2 bm <= 2^25 throughout
+        q <<= 1;
+        if (am >= bm) { am -= bm; q |= 1u; }
+        am <<= 1;
+    }
+    return vyre_round_pack((ua ^ ub) & 0x80000000u, e, q, am != 0u);
+}
+float vyre_fdiv(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    if ((ub & 0x7FFFFFFFu) == 0u) {
+        if ((ua & 0x7FFFFFFFu) == 0u || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat(((ua ^ ub) & 0x80000000u) | 0x7F800000u);
+    }
+    if ((ua & 0x7FFFFFFFu) == 0u) return vyre_isnan(b) ? uintBitsToFloat(0x7FC00000u) : uintBitsToFloat((ua ^ ub) & 0x80000000u);
+    return vyre_canon(vyre_div_rn(a, b));
+}
+void vyre_two_sum(float a, float b, out float s, out float e) {
+    precise float ps = a + b;
+    precise float bv = ps - a;
+    precise float pe = (a - (ps - bv)) + (b - bv);
+    s = ps; e = pe;
 }
 void vyre_two_prod(float a, float b, out float p, out float e) {
     precise float pp = a * b;
@@ -47,29 +84,6 @@ void vyre_two_prod(float a, float b, out float p, out float e) {
     precise float bl = b - bh;
     precise float pe = ((ah * bh - pp) + ah * bl + al * bh) + al * bl;
     p = pp; e = pe;
-}
-float vyre_div_fix(float a, float b, float q) {
-    if (!(vyre_ff_safe(a) && vyre_ff_safe(b) && vyre_ff_safe(q))) return q;
-    float p, e;
-    vyre_two_prod(q, b, p, e);
-    precise float r = (a - p) - e;
-    precise float c = q + r / b;
-    return c;
-}
-float vyre_fdiv(float a, float b) {
-    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
-    if ((ub & 0x7FFFFFFFu) == 0u) {
-        if ((ua & 0x7FFFFFFFu) == 0u || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
-        return uintBitsToFloat(((ua ^ ub) & 0x80000000u) | 0x7F800000u);
-    }
-    if ((ua & 0x7FFFFFFFu) == 0u) return vyre_isnan(b) ? uintBitsToFloat(0x7FC00000u) : uintBitsToFloat((ua ^ ub) & 0x80000000u);
-    precise float r = a / b; return vyre_canon(vyre_div_fix(a, b, r));
-}
-void vyre_two_sum(float a, float b, out float s, out float e) {
-    precise float ps = a + b;
-    precise float bv = ps - a;
-    precise float pe = (a - (ps - bv)) + (b - bv);
-    s = ps; e = pe;
 }
 const uint vyre_exp_th[64] = uint[](
     0x3F800000u, 0x3F8164D2u, 0x3F82CD87u, 0x3F843A29u, 0x3F85AAC3u, 0x3F871F62u, 0x3F88980Fu, 0x3F8A14D5u,

@@ -91,23 +91,3 @@ def tanh(x):
         t = np.where(ax < F(ffmath.TANH_TINY), x, t)
         return canon(np.where(np.isnan(x), x, t))
 
-
-def _safe(x):
-    e = (np.asarray(x, F).view(np.uint32) >> np.uint32(23)) & np.uint32(0xFF)
-    return (e >= 27) & (e <= 227)
-
-
-def div_fix(a, b, q):
-    """vyre_div_fix: a / b corrected from a nearby quotient q."""
-    with np.errstate(all="ignore"):
-        p, e = two_prod(q, b)
-        c = q + ((a - p) - e) / b
-    return np.where(_safe(a) & _safe(b) & _safe(q), c, q)
-
-
-def sqrt_fix(a, s):
-    """vyre_sqrt_fix: sqrt(a) corrected from a nearby root s."""
-    with np.errstate(all="ignore"):
-        p, e = two_prod(s, s)
-        c = s + ((a - p) - e) / (F(2) * s)
-    return np.where(_safe(a) & _safe(s), c, s)

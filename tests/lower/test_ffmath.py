@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from vyre_vk import reference
-from vyre_vk.ir import BinOp, BufferDecl, DataType, Expr, Node, Program, UnOp, ffmath, wrap_anonymous
+from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program, UnOp, ffmath, wrap_anonymous
 from vyre_vk.ir.optable import UNOPS
 from vyre_vk.testing.parity import ulp_distance
 
@@ -102,88 +102,3 @@ def test_shader_returns_the_models_bits(vk_device, op):
     assert bad.size == 0, (x[bad[:5]], got[bad[:5]], want[bad[:5]])
     assert ulp_distance(reference.run(p, {"a": x})["out"], got).max() <= 1
 
-
-# ---- division and sqrt: one exact-residual Newton step from the driver's answer
-
-def _operands(rng, n):
-    """a, b over the whole safe window (and past it), the exact quotient and root, and
-    first guesses up to 3 ULP off either way -- Vulkan allows 2.5 (division) and 3 (sqrt)."""
-    a = (rng.uniform(1, 2, n) * 2.0 ** rng.integers(-100, 100, n)).astype(F)
-    b = (rng.uniform(1, 2, n) * 2.0 ** rng.integers(-100, 100, n) * rng.choice([-1, 1], n)).astype(F)
-    a[: n // 8] = rng.integers(1, 2 ** 24, n // 8).astype(F)  # integer ratios: exact quotients
-    b[: n // 8] = rng.integers(1, 2 ** 12, n // 8).astype(F)
-    with np.errstate(all="ignore"):
-        q, s = a / b, np.sqrt(a)
-    off = rng.integers(-3, 4, n).astype(np.int32)
-    guess = lambda x: (x.view(np.int32) + off).view(F)  # same sign: |x| moves by |off| ULP
-    return a, b, q, s, guess(q), guess(s)
-
-
-def test_division_and_sqrt_fix_model_rounds_correctly():
-    a, b, q, s, q0, s0 = _operands(np.random.default_rng(3), 2_000_000)
-    inside = ffmodel._safe(a) & ffmodel._safe(b) & ffmodel._safe(q0)
-    assert 0.7 < inside.mean() < 0.9  # both sides of the window are exercised
-    got = ffmodel.div_fix(a, b, q0)
-    assert (got[inside].view(np.uint32) == q[inside].view(np.uint32)).all()
-    assert (got[~inside].view(np.uint32) == q0[~inside].view(np.uint32)).all()  # left alone outside
-    assert (ffmodel.sqrt_fix(a, s0).view(np.uint32) == s.view(np.uint32)).all()
-
-
-FIX_GLSL = """#version 450
-layout(local_size_x = 64) in;
-layout(std430, binding = 0) readonly buffer A { float a[]; };
-layout(std430, binding = 1) readonly buffer B { float b[]; };
-layout(std430, binding = 2) readonly buffer Q { float q[]; };
-layout(std430, binding = 3) readonly buffer S { float s[]; };
-layout(std430, binding = 4) buffer D { float d[]; };
-layout(std430, binding = 5) buffer R { float r[]; };
-%s
-void main() {
-    uint i = gl_GlobalInvocationID.x;
-    if (i < uint(d.length())) { d[i] = vyre_div_fix(a[i], b[i], q[i]); r[i] = vyre_sqrt_fix(a[i], s[i]); }
-}
-"""
-
-
-def test_division_and_sqrt_fix_shader_rounds_correctly(vk_device):
-    from vyre_vk import spirv
-    from vyre_vk.ir.optable import GLSL_HELPERS
-    from vyre_vk.runtime import kp_bridge
-
-    a, b, q, s, q0, s0 = _operands(np.random.default_rng(4), 1 << 18)
-    helpers = "\n".join(GLSL_HELPERS[h] for h in ("vyre_two_prod", "vyre_ff_safe", "vyre_div_fix", "vyre_sqrt_fix"))
-    mgr = vk_device.manager
-    ts = [kp_bridge.tensor(mgr, x) for x in (a, b, q0, s0, np.zeros_like(a), np.zeros_like(a))]
-    algo = kp_bridge.algorithm(mgr, ts, spirv.compile_glsl(FIX_GLSL % helpers), (a.size // 64, 1, 1))
-    mgr.sequence().record(kp_bridge.sync_device(ts)).record(kp_bridge.dispatch(algo)).record(
-        kp_bridge.sync_local(ts[4:])).eval()
-    d, r = ts[4].data().copy(), ts[5].data().copy()
-    for o in [algo, *ts]:
-        o.destroy()
-    inside = ffmodel._safe(a) & ffmodel._safe(b) & ffmodel._safe(q0)
-    bad = np.flatnonzero(d[inside].view(np.uint32) != q[inside].view(np.uint32))
-    assert bad.size == 0, (a[inside][bad[:5]], b[inside][bad[:5]], d[inside][bad[:5]], q[inside][bad[:5]])
-    assert (d[~inside].view(np.uint32) == q0[~inside].view(np.uint32)).all()
-    assert (r.view(np.uint32) == s.view(np.uint32)).all()
-
-
-@pytest.mark.parametrize("op", [BinOp.Div, UnOp.Sqrt, UnOp.InverseSqrt, UnOp.Reciprocal])
-def test_division_and_sqrt_ops_are_the_reference_bits(vk_device, op):
-    """Through the lowering: bit-exact with the reference's IEEE float32 (on any driver)."""
-    rng = np.random.default_rng(6)
-    n = 1 << 16
-    x = (rng.uniform(1, 2, n) * 2.0 ** rng.integers(-126, 128, n) * rng.choice([-1, 1], n)).astype(F)
-    y = (rng.uniform(1, 2, n) * 2.0 ** rng.integers(-126, 128, n)).astype(F)
-    x[:SPECIAL.size], y[:SPECIAL.size] = SPECIAL, SPECIAL[::-1]
-    i = Expr.gid_x()
-    a, b = Expr.load("a", i), Expr.load("b", i)
-    e = Expr.binop(op, a, b) if op is BinOp.Div else Expr.unop(op, Expr.unop(UnOp.Abs, a) if op is not UnOp.Reciprocal else a)
-    p = Program.wrapped([BufferDecl.read("a", 0, DataType.F32).with_count(n),
-                         BufferDecl.read("b", 1, DataType.F32).with_count(n),
-                         BufferDecl.output("out", 2, DataType.F32).with_count(n)], (64, 1, 1),
-                        [wrap_anonymous("t", [Node.if_then(Expr.lt(i, Expr.u32(n)), [Node.store("out", i, e)])])])
-    with np.errstate(all="ignore"):
-        want = reference.run(p, {"a": x, "b": y})["out"]
-    got = vk_device.compile(p).run({"a": x, "b": y})["out"]
-    bad = np.flatnonzero(got.view(np.uint32) != want.view(np.uint32))
-    assert bad.size == 0, (x[bad[:5]], y[bad[:5]], got[bad[:5]], want[bad[:5]])

@@ -1,4 +1,4 @@
-"""Float-float arithmetic: the GLSL the lowering emits for exp, tanh, division and sqrt.
+"""exp and tanh in float-float arithmetic: the GLSL the lowering emits for UnOp.Exp/Tanh.
 
 The reference computes transcendentals in float64 and rounds once (``optable._via64``),
 i.e. correctly rounded f32 results in all but astronomically rare cases. Drivers' exp()
@@ -19,11 +19,6 @@ times 2^k (n = 64k + j). tanh(|x|) = (e - 1) / (e + 1) with e = exp(2|x|) as a p
 
 Constants are stored as bit patterns (a decimal literal could round twice in the GLSL
 compiler); tests/lower/test_ffmath.py recomputes every one of them from ln 2.
-
-Division and sqrt are IEEE-exact in the reference but only 2.5 / 3 ULP on Vulkan (NVIDIA's
-differ from the correctly rounded quotient; after a cancellation -- 1 - sigmoid, softmax
-normalisation -- that was thousands of bit-ULPs on the H200), so the lowering corrects the
-driver's answer with one exact-residual Newton step (vyre_div_fix, vyre_sqrt_fix).
 """
 from __future__ import annotations
 
@@ -135,35 +130,6 @@ void vyre_exp_ff(float x, out float h, out float l, out int k) {{
     if (k < -126 || (k == -126 && f < 1.0)) return 0.0;  // subnormal: flushed, as canon() does
     return ldexp(f, k);
 }}""",
-    # Division and sqrt: Vulkan allows 2.5 ULP for x / y and 3 ULP for sqrt (NVIDIA's are
-    # not correctly rounded; lavapipe's are). One Newton step from the driver's answer with
-    # the residual computed exactly (two_prod) gives the correctly rounded result, as the
-    # reference's IEEE float32 has. Only where no intermediate can under- or overflow: the
-    # exponents of operands and result within 2^-100..2^100; outside that (and for zeros,
-    # infinities, NaNs) the driver's answer stands.
-    "vyre_ff_safe": """bool vyre_ff_safe(float x) {
-    uint e = (floatBitsToUint(x) >> 23) & 0xFFu;
-    return e >= 27u && e <= 227u;
-}""",
-    # a / b from q, a quotient within a few ULP: q + (a - q*b) / b, the residual exact.
-    "vyre_div_fix": """float vyre_div_fix(float a, float b, float q) {
-    if (!(vyre_ff_safe(a) && vyre_ff_safe(b) && vyre_ff_safe(q))) return q;
-    float p, e;
-    vyre_two_prod(q, b, p, e);
-    precise float r = (a - p) - e;
-    precise float c = q + r / b;
-    return c;
-}""",
-    # sqrt(a) from s, a root within a few ULP: s + (a - s*s) / (2s).
-    "vyre_sqrt_fix": """float vyre_sqrt_fix(float a, float s) {
-    if (!(vyre_ff_safe(a) && vyre_ff_safe(s))) return s;
-    float p, e;
-    vyre_two_prod(s, s, p, e);
-    precise float r = (a - p) - e;
-    precise float c = s + r / (2.0 * s);
-    return c;
-}""",
-    "vyre_sqrt": """float vyre_sqrt(float a) { precise float s = sqrt(a); return vyre_sqrt_fix(a, s); }""",
     "vyre_tanh": f"""float vyre_tanh(float x) {{
     uint b = floatBitsToUint(x);
     if (vyre_isnan(x)) return x;

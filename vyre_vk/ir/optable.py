@@ -34,7 +34,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from . import ffmath
+from . import ffmath, ieee
 from .types import DataType
 
 U32, I32, F32, BOOL = DataType.U32, DataType.I32, DataType.F32, DataType.Bool
@@ -518,7 +518,7 @@ UNOPS: dict[UnOp, UnOpInfo] = {i.op: i for i in [
     _u(UnOp.IsInf, (F32,), BOOL, lambda a, t: np.isinf(a), {"f32": "vyre_isinf({a})"}),
     _u(UnOp.IsFinite, (F32,), BOOL, lambda a, t: np.isfinite(a), {"f32": "vyre_isfinite({a})"}),
     # sqrt is correctly rounded in float32 (IEEE); inverse sqrt is 1/sqrt with two roundings.
-    _u(UnOp.Sqrt, (F32,), SAME, lambda a, t: canon(np.sqrt(_f32(a))), {"f32": "vyre_canon(vyre_sqrt({a}))"}, True),
+    _u(UnOp.Sqrt, (F32,), SAME, lambda a, t: canon(np.sqrt(_f32(a))), {"f32": "vyre_canon(vyre_sqrt_rn({a}))"}, True),
     _u(UnOp.InverseSqrt, (F32,), SAME, lambda a, t: canon(np.float32(1) / np.sqrt(_f32(a))),
        {"f32": "vyre_rsqrt({a})"}, True),
     _u(UnOp.Reciprocal, (F32,), SAME, lambda a, t: canon(np.float32(1) / _f32(a)), {"f32": "vyre_frcp({a})"}),
@@ -665,13 +665,12 @@ GLSL_HELPERS: dict[str, str] = {
         return uintBitsToFloat(((ua ^ ub) & 0x80000000u) | 0x7F800000u);
     }
     if ((ua & 0x7FFFFFFFu) == 0u) return vyre_isnan(b) ? uintBitsToFloat(0x7FC00000u) : uintBitsToFloat((ua ^ ub) & 0x80000000u);
-    precise float r = a / b; return vyre_canon(vyre_div_fix(a, b, r));
+    return vyre_canon(vyre_div_rn(a, b));
 }""",
-    "vyre_frcp": "float vyre_frcp(float a) { precise float r = 1.0 / a; return vyre_canon(vyre_div_fix(1.0, a, r)); }",
-    # two roundings, as the reference's 1 / sqrt(a): each corrected (see ffmath)
-    "vyre_rsqrt": """float vyre_rsqrt(float a) {
-    float s = vyre_sqrt(a); precise float r = 1.0 / s; return vyre_canon(vyre_div_fix(1.0, s, r));
-}""",
+    # division and sqrt are correctly rounded in integers (ieee.py): Vulkan lets drivers be 2.5/3 ULP off
+    "vyre_frcp": "float vyre_frcp(float a) { return vyre_canon(vyre_div_rn(1.0, a)); }",
+    # two roundings, as the reference's 1 / sqrt(a)
+    "vyre_rsqrt": "float vyre_rsqrt(float a) { return vyre_canon(vyre_div_rn(1.0, vyre_sqrt_rn(a))); }",
     # Vulkan lets fma() round twice (its precision is "inherited from OpFMul then OpFAdd"),
     # and lavapipe does. So: exact product a*b = p + e (Veltkamp/Dekker), exact p + c = s + t
     # (TwoSum), result s + (t + e). Exact in the cancellation cases that tell fused from
@@ -892,5 +891,6 @@ GLSL_HELPERS: dict[str, str] = {
     if (x <= -2147483648.0) return int(0x80000000u);
     return int(x);
 }""",
-    **ffmath.GLSL,  # exp, tanh, and the division/sqrt correction: float-float (see ffmath)
+    **ffmath.GLSL,  # exp, tanh: float-float, correctly rounded but for ~1 in 10^7 (see ffmath)
+    **ieee.GLSL,  # division, sqrt: correctly rounded in integer arithmetic (see ieee)
 }

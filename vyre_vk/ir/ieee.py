@@ -1,0 +1,69 @@
+"""Correctly rounded f32 division and square root, from integer arithmetic.
+
+The reference divides and takes square roots in IEEE float32 (one rounding to nearest
+even). Vulkan allows 2.5 ULP for ``x / y`` and 3 ULP for ``sqrt``; lavapipe's are exact,
+NVIDIA's are not (1/0.49999997 gives 2.0, not 2.0000002), and after a cancellation
+(1 - sigmoid, softmax normalisation) a 1-ULP quotient became thousands of bit-ULPs on the
+H200. A float-only fix (one Newton step from the driver's quotient) still needs a division
+for the correction and fails exactly where it matters, on quotients next to a rounding
+midpoint. So the lowering computes both in integers: 25 quotient (root) bits by restoring
+long division (digit-by-digit square root) of the 24-bit significands, a sticky bit from
+the remainder, and round to nearest even -- the textbook hardware algorithm, 25 steps.
+
+Results below FLT_MIN are what the reference's canonicalisation makes of the IEEE result:
+signed zero, or FLT_MIN when the subnormal result rounds up to it. Zero, subnormal,
+infinite and NaN operands (and negative ones for sqrt) keep the driver's operation, which
+is exact for them.
+"""
+from __future__ import annotations
+
+#: GLSL helpers, merged into optable.GLSL_HELPERS (each after what it calls).
+GLSL: dict[str, str] = {
+    # q: 25 significant bits (bit 24 set) of a value q * 2^-24 * 2^(e - 127); the result
+    # rounded to 24 bits, nearest even, with `sticky` for the bits below q.
+    "vyre_round_pack": """float vyre_round_pack(uint s, int e, uint q, bool sticky) {
+    uint m = q >> 1;
+    bool to_min = e == 0 && m == 0xFFFFFFu;  // >= FLT_MIN - 2^-150: the subnormal rounds up to FLT_MIN
+    if ((q & 1u) != 0u && (sticky || (m & 1u) != 0u)) {
+        m += 1u;
+        if (m == 0x1000000u) { m = 0x800000u; e += 1; }
+    }
+    if (e >= 255) return uintBitsToFloat(s | 0x7F800000u);
+    if (e <= 0) return uintBitsToFloat(s | (to_min ? 0x00800000u : 0u));
+    return uintBitsToFloat(s | (uint(e) << 23) | (m & 0x7FFFFFu));
+}""",
+    "vyre_div_rn": """float vyre_div_rn(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    uint ea = (ua >> 23) & 0xFFu, eb = (ub >> 23) & 0xFFu;
+    if (ea == 0u || ea == 255u || eb == 0u || eb == 255u) { precise float q = a / b; return q; }
+    uint am = (ua & 0x7FFFFFu) | 0x800000u, bm = (ub & 0x7FFFFFu) | 0x800000u;
+    int e = int(ea) - int(eb) + 127;
+    if (am < bm) { am <<= 1; e -= 1; }  // am / bm in [1, 2)
+    uint q = 0u;
+    for (int i = 0; i < 25; i++) {  // am < 2 bm <= 2^25 throughout
+        q <<= 1;
+        if (am >= bm) { am -= bm; q |= 1u; }
+        am <<= 1;
+    }
+    return vyre_round_pack((ua ^ ub) & 0x80000000u, e, q, am != 0u);
+}""",
+    "vyre_sqrt_rn": """float vyre_sqrt_rn(float a) {
+    uint ua = floatBitsToUint(a);
+    uint ea = (ua >> 23) & 0xFFu;
+    if (ea == 0u || ea == 255u || (ua & 0x80000000u) != 0u) { precise float r = sqrt(a); return r; }
+    uint am = (ua & 0x7FFFFFu) | 0x800000u;
+    int e = int(ea) - 127;
+    // x = significand * 2^25 (2^26 for an odd exponent, made even): 49-50 bits as xh:xl
+    uint xh = am >> 7, xl = am << 25;
+    if ((e & 1) != 0) { xh = am >> 6; xl = am << 26; e -= 1; }
+    uint root = 0u, rem = 0u;
+    for (int i = 24; i >= 0; i--) {  // two bits of x per step; rem <= 2 root < 2^26
+        uint pair = i >= 16 ? (xh >> uint(2 * i - 32)) & 3u : (xl >> uint(2 * i)) & 3u;
+        rem = (rem << 2) | pair;
+        uint trial = (root << 2) | 1u;
+        root <<= 1;
+        if (rem >= trial) { rem -= trial; root |= 1u; }
+    }
+    return vyre_round_pack(0u, (e >> 1) + 127, root, rem != 0u);
+}""",
+}
