@@ -30,7 +30,6 @@ float vyre_fsub(float a, float b) {
     if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
     precise float r = a - b; return vyre_canon(r);
 }
-bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_round_pack(uint s, int e, uint q, bool sticky) {
     uint m = q >> 1;
     bool to_min = e == 0 && m == 0xFFFFFFu;  // >= FLT_MIN - 2^-150: the subnormal rounds up to FLT_MIN
@@ -45,7 +44,13 @@ float vyre_round_pack(uint s, int e, uint q, bool sticky) {
 float vyre_div_rn(float a, float b) {
     uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
     uint ea = (ua >> 23) & 0xFFu, eb = (ub >> 23) & 0xFFu;
-    if (ea == 0u || ea == 255u || eb == 0u || eb == 255u) { precise float q = a / b; return q; }
+    uint s = (ua ^ ub) & 0x80000000u;
+    // specials by their bits (NVIDIA's inf / FLT_MAX is NaN: inf * rcp(FLT_MAX) = inf * 0);
+    // exponent 0 is a zero: values are canonical, subnormals flushed
+    bool nan_a = ea == 255u && (ua & 0x7FFFFFu) != 0u, nan_b = eb == 255u && (ub & 0x7FFFFFu) != 0u;
+    if (nan_a || nan_b || (ea == 255u && eb == 255u) || (ea == 0u && eb == 0u)) return uintBitsToFloat(0x7FC00000u);
+    if (ea == 255u || eb == 0u) return uintBitsToFloat(s | 0x7F800000u);
+    if (ea == 0u || eb == 255u) return uintBitsToFloat(s);
     uint am = (ua & 0x7FFFFFu) | 0x800000u, bm = (ub & 0x7FFFFFu) | 0x800000u;
     int e = int(ea) - int(eb) + 127;
     if (am < bm) { am <<= 1; e -= 1; }  // am / bm in [1, 2)
@@ -55,17 +60,10 @@ float vyre_div_rn(float a, float b) {
         if (am >= bm) { am -= bm; q |= 1u; }
         am <<= 1;
     }
-    return vyre_round_pack((ua ^ ub) & 0x80000000u, e, q, am != 0u);
+    return vyre_round_pack(s, e, q, am != 0u);
 }
-float vyre_fdiv(float a, float b) {
-    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
-    if ((ub & 0x7FFFFFFFu) == 0u) {
-        if ((ua & 0x7FFFFFFFu) == 0u || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
-        return uintBitsToFloat(((ua ^ ub) & 0x80000000u) | 0x7F800000u);
-    }
-    if ((ua & 0x7FFFFFFFu) == 0u) return vyre_isnan(b) ? uintBitsToFloat(0x7FC00000u) : uintBitsToFloat((ua ^ ub) & 0x80000000u);
-    return vyre_canon(vyre_div_rn(a, b));
-}
+float vyre_fdiv(float a, float b) { return vyre_div_rn(a, b); }
+bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_fmax(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (a < b ? b : a)); }
 void vyre_two_sum(float a, float b, out float s, out float e) {
     precise float ps = a + b;

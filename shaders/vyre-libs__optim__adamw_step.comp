@@ -38,7 +38,6 @@ float vyre_fmul(float a, float b) {
     }
     precise float r = a * b; return vyre_canon(r);
 }
-bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_round_pack(uint s, int e, uint q, bool sticky) {
     uint m = q >> 1;
     bool to_min = e == 0 && m == 0xFFFFFFu;  // >= FLT_MIN - 2^-150: the subnormal rounds up to FLT_MIN
@@ -53,7 +52,13 @@ float vyre_round_pack(uint s, int e, uint q, bool sticky) {
 float vyre_div_rn(float a, float b) {
     uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
     uint ea = (ua >> 23) & 0xFFu, eb = (ub >> 23) & 0xFFu;
-    if (ea == 0u || ea == 255u || eb == 0u || eb == 255u) { precise float q = a / b; return q; }
+    uint s = (ua ^ ub) & 0x80000000u;
+    // specials by their bits (NVIDIA's inf / FLT_MAX is NaN: inf * rcp(FLT_MAX) = inf * 0);
+    // exponent 0 is a zero: values are canonical, subnormals flushed
+    bool nan_a = ea == 255u && (ua & 0x7FFFFFu) != 0u, nan_b = eb == 255u && (ub & 0x7FFFFFu) != 0u;
+    if (nan_a || nan_b || (ea == 255u && eb == 255u) || (ea == 0u && eb == 0u)) return uintBitsToFloat(0x7FC00000u);
+    if (ea == 255u || eb == 0u) return uintBitsToFloat(s | 0x7F800000u);
+    if (ea == 0u || eb == 255u) return uintBitsToFloat(s);
     uint am = (ua & 0x7FFFFFu) | 0x800000u, bm = (ub & 0x7FFFFFu) | 0x800000u;
     int e = int(ea) - int(eb) + 127;
     if (am < bm) { am <<= 1; e -= 1; }  // am / bm in [1, 2)
@@ -63,17 +68,9 @@ float vyre_div_rn(float a, float b) {
         if (am >= bm) { am -= bm; q |= 1u; }
         am <<= 1;
     }
-    return vyre_round_pack((ua ^ ub) & 0x80000000u, e, q, am != 0u);
+    return vyre_round_pack(s, e, q, am != 0u);
 }
-float vyre_fdiv(float a, float b) {
-    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
-    if ((ub & 0x7FFFFFFFu) == 0u) {
-        if ((ua & 0x7FFFFFFFu) == 0u || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
-        return uintBitsToFloat(((ua ^ ub) & 0x80000000u) | 0x7F800000u);
-    }
-    if ((ua & 0x7FFFFFFFu) == 0u) return vyre_isnan(b) ? uintBitsToFloat(0x7FC00000u) : uintBitsToFloat((ua ^ ub) & 0x80000000u);
-    return vyre_canon(vyre_div_rn(a, b));
-}
+float vyre_fdiv(float a, float b) { return vyre_div_rn(a, b); }
 uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
 int vyre_select(bool c, int a, int b) { return c ? a : b; }
 float vyre_select(bool c, float a, float b) { return c ? a : b; }
@@ -81,7 +78,9 @@ bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 float vyre_sqrt_rn(float a) {
     uint ua = floatBitsToUint(a);
     uint ea = (ua >> 23) & 0xFFu;
-    if (ea == 0u || ea == 255u || (ua & 0x80000000u) != 0u) { precise float r = sqrt(a); return r; }
+    if (ea == 0u) return uintBitsToFloat(ua & 0x80000000u);  // sqrt(-0) = -0
+    if ((ea == 255u && (ua & 0x7FFFFFu) != 0u) || (ua & 0x80000000u) != 0u) return uintBitsToFloat(0x7FC00000u);
+    if (ea == 255u) return a;  // +inf
     uint am = (ua & 0x7FFFFFu) | 0x800000u;
     int e = int(ea) - 127;
     // x = significand * 2^25 (2^26 for an odd exponent, made even): 49-50 bits as xh:xl
@@ -112,7 +111,7 @@ void main() {
         if (i < 2u) {
             vk_st_m(i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fmul(0.8999999761581421, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_m(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_m(i))), vyre_fmul(0.10000002384185791, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i))))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(0.8999999761581421, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_m(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_m(i))), vyre_fmul(0.10000002384185791, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i))))));
             vk_st_v(i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fmul(0.9990000128746033, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_v(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_v(i))), vyre_fmul(0.0009999871253967285, vyre_fmul(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)), vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)))))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(0.9990000128746033, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_v(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_v(i))), vyre_fmul(0.0009999871253967285, vyre_fmul(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)), vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)))))));
-            vk_st_params(i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fsub(vyre_fmul(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_params(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_params(i)), 0.9999899864196777), vyre_fmul(0.0010000000474974513, vyre_fdiv(vyre_fadd(vyre_fmul(0.8999999761581421, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_m(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_m(i))), vyre_fmul(0.10000002384185791, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)))), vyre_fadd(vyre_canon(vyre_sqrt_rn(vyre_fadd(vyre_fmul(0.9990000128746033, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_v(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_v(i))), vyre_fmul(0.0009999871253967285, vyre_fmul(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)), vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i))))))), 9.99999993922529e-09))))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fsub(vyre_fmul(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_params(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_params(i)), 0.9999899864196777), vyre_fmul(0.0010000000474974513, vyre_fdiv(vyre_fadd(vyre_fmul(0.8999999761581421, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_m(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_m(i))), vyre_fmul(0.10000002384185791, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)))), vyre_fadd(vyre_canon(vyre_sqrt_rn(vyre_fadd(vyre_fmul(0.9990000128746033, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_v(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_v(i))), vyre_fmul(0.0009999871253967285, vyre_fmul(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)), vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i))))))), 9.99999993922529e-09))))));
+            vk_st_params(i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fsub(vyre_fmul(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_params(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_params(i)), 0.9999899864196777), vyre_fmul(0.0010000000474974513, vyre_fdiv(vyre_fadd(vyre_fmul(0.8999999761581421, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_m(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_m(i))), vyre_fmul(0.10000002384185791, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)))), vyre_fadd(vyre_sqrt_rn(vyre_fadd(vyre_fmul(0.9990000128746033, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_v(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_v(i))), vyre_fmul(0.0009999871253967285, vyre_fmul(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)), vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)))))), 9.99999993922529e-09))))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fsub(vyre_fmul(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_params(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_params(i)), 0.9999899864196777), vyre_fmul(0.0010000000474974513, vyre_fdiv(vyre_fadd(vyre_fmul(0.8999999761581421, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_m(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_m(i))), vyre_fmul(0.10000002384185791, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)))), vyre_fadd(vyre_sqrt_rn(vyre_fadd(vyre_fmul(0.9990000128746033, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_v(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_v(i))), vyre_fmul(0.0009999871253967285, vyre_fmul(vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)), vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_grads(i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_grads(i)))))), 9.99999993922529e-09))))));
         }
     }
 }

@@ -5,7 +5,7 @@ sqrt(), so on any Vulkan driver -- lavapipe's correctly rounded ones included --
 exercise our code: every operand range, the inputs whose quotients lie next to a rounding
 midpoint (1 / 0.49999997 = 2.0000002, where NVIDIA's `/` gives 2.0), the FLT_MIN boundary
 (the reference flushes subnormal results, but one that rounds up to FLT_MIN stays), overflow,
-and the special operands the driver keeps.
+and the special operands (zeros, infinities, NaN; inf / FLT_MAX is NaN on NVIDIA).
 """
 import numpy as np
 import pytest

@@ -11,9 +11,9 @@ long division (digit-by-digit square root) of the 24-bit significands, a sticky 
 the remainder, and round to nearest even -- the textbook hardware algorithm, 25 steps.
 
 Results below FLT_MIN are what the reference's canonicalisation makes of the IEEE result:
-signed zero, or FLT_MIN when the subnormal result rounds up to it. Zero, subnormal,
-infinite and NaN operands (and negative ones for sqrt) keep the driver's operation, which
-is exact for them.
+signed zero, or FLT_MIN when the subnormal result rounds up to it. Zero, infinite and NaN
+operands are decided from their bits too: the driver's `/` is not exact even there (NVIDIA
+computes inf / FLT_MAX as inf * rcp(FLT_MAX) = inf * 0 = NaN).
 """
 from __future__ import annotations
 
@@ -35,7 +35,13 @@ GLSL: dict[str, str] = {
     "vyre_div_rn": """float vyre_div_rn(float a, float b) {
     uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
     uint ea = (ua >> 23) & 0xFFu, eb = (ub >> 23) & 0xFFu;
-    if (ea == 0u || ea == 255u || eb == 0u || eb == 255u) { precise float q = a / b; return q; }
+    uint s = (ua ^ ub) & 0x80000000u;
+    // specials by their bits (NVIDIA's inf / FLT_MAX is NaN: inf * rcp(FLT_MAX) = inf * 0);
+    // exponent 0 is a zero: values are canonical, subnormals flushed
+    bool nan_a = ea == 255u && (ua & 0x7FFFFFu) != 0u, nan_b = eb == 255u && (ub & 0x7FFFFFu) != 0u;
+    if (nan_a || nan_b || (ea == 255u && eb == 255u) || (ea == 0u && eb == 0u)) return uintBitsToFloat(0x7FC00000u);
+    if (ea == 255u || eb == 0u) return uintBitsToFloat(s | 0x7F800000u);
+    if (ea == 0u || eb == 255u) return uintBitsToFloat(s);
     uint am = (ua & 0x7FFFFFu) | 0x800000u, bm = (ub & 0x7FFFFFu) | 0x800000u;
     int e = int(ea) - int(eb) + 127;
     if (am < bm) { am <<= 1; e -= 1; }  // am / bm in [1, 2)
@@ -45,12 +51,14 @@ GLSL: dict[str, str] = {
         if (am >= bm) { am -= bm; q |= 1u; }
         am <<= 1;
     }
-    return vyre_round_pack((ua ^ ub) & 0x80000000u, e, q, am != 0u);
+    return vyre_round_pack(s, e, q, am != 0u);
 }""",
     "vyre_sqrt_rn": """float vyre_sqrt_rn(float a) {
     uint ua = floatBitsToUint(a);
     uint ea = (ua >> 23) & 0xFFu;
-    if (ea == 0u || ea == 255u || (ua & 0x80000000u) != 0u) { precise float r = sqrt(a); return r; }
+    if (ea == 0u) return uintBitsToFloat(ua & 0x80000000u);  // sqrt(-0) = -0
+    if ((ea == 255u && (ua & 0x7FFFFFu) != 0u) || (ua & 0x80000000u) != 0u) return uintBitsToFloat(0x7FC00000u);
+    if (ea == 255u) return a;  // +inf
     uint am = (ua & 0x7FFFFFu) | 0x800000u;
     int e = int(ea) - 127;
     // x = significand * 2^25 (2^26 for an odd exponent, made even): 49-50 bits as xh:xl

@@ -518,7 +518,7 @@ UNOPS: dict[UnOp, UnOpInfo] = {i.op: i for i in [
     _u(UnOp.IsInf, (F32,), BOOL, lambda a, t: np.isinf(a), {"f32": "vyre_isinf({a})"}),
     _u(UnOp.IsFinite, (F32,), BOOL, lambda a, t: np.isfinite(a), {"f32": "vyre_isfinite({a})"}),
     # sqrt is correctly rounded in float32 (IEEE); inverse sqrt is 1/sqrt with two roundings.
-    _u(UnOp.Sqrt, (F32,), SAME, lambda a, t: canon(np.sqrt(_f32(a))), {"f32": "vyre_canon(vyre_sqrt_rn({a}))"}, True),
+    _u(UnOp.Sqrt, (F32,), SAME, lambda a, t: canon(np.sqrt(_f32(a))), {"f32": "vyre_sqrt_rn({a})"}, True),
     _u(UnOp.InverseSqrt, (F32,), SAME, lambda a, t: canon(np.float32(1) / np.sqrt(_f32(a))),
        {"f32": "vyre_rsqrt({a})"}, True),
     _u(UnOp.Reciprocal, (F32,), SAME, lambda a, t: canon(np.float32(1) / _f32(a)), {"f32": "vyre_frcp({a})"}),
@@ -656,21 +656,13 @@ GLSL_HELPERS: dict[str, str] = {
     }
     precise float r = a * b; return vyre_canon(r);
 }""",
-    # x / +-0 is spelled out too: lavapipe folds a division by a *constant* zero divisor
-    # (e.g. `(false ? 1.0 : 0.0)`) to 0.0 instead of +-inf / NaN (found by tools/fuzz).
-    "vyre_fdiv": """float vyre_fdiv(float a, float b) {
-    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
-    if ((ub & 0x7FFFFFFFu) == 0u) {
-        if ((ua & 0x7FFFFFFFu) == 0u || vyre_isnan(a)) return uintBitsToFloat(0x7FC00000u);
-        return uintBitsToFloat(((ua ^ ub) & 0x80000000u) | 0x7F800000u);
-    }
-    if ((ua & 0x7FFFFFFFu) == 0u) return vyre_isnan(b) ? uintBitsToFloat(0x7FC00000u) : uintBitsToFloat((ua ^ ub) & 0x80000000u);
-    return vyre_canon(vyre_div_rn(a, b));
-}""",
-    # division and sqrt are correctly rounded in integers (ieee.py): Vulkan lets drivers be 2.5/3 ULP off
-    "vyre_frcp": "float vyre_frcp(float a) { return vyre_canon(vyre_div_rn(1.0, a)); }",
+    # Division and sqrt are correctly rounded in integers, special operands by their bits
+    # (ieee.py): Vulkan lets drivers be 2.5/3 ULP off, NVIDIA is, and lavapipe folds a
+    # division by a constant zero to 0.0 (found by tools/fuzz). Results are canonical.
+    "vyre_fdiv": "float vyre_fdiv(float a, float b) { return vyre_div_rn(a, b); }",
+    "vyre_frcp": "float vyre_frcp(float a) { return vyre_div_rn(1.0, a); }",
     # two roundings, as the reference's 1 / sqrt(a)
-    "vyre_rsqrt": "float vyre_rsqrt(float a) { return vyre_canon(vyre_div_rn(1.0, vyre_sqrt_rn(a))); }",
+    "vyre_rsqrt": "float vyre_rsqrt(float a) { return vyre_div_rn(1.0, vyre_sqrt_rn(a)); }",
     # Vulkan lets fma() round twice (its precision is "inherited from OpFMul then OpFAdd"),
     # and lavapipe does. So: exact product a*b = p + e (Veltkamp/Dekker), exact p + c = s + t
     # (TwoSum), result s + (t + e). Exact in the cancellation cases that tell fused from
