@@ -34,7 +34,10 @@ float vyre_fmul(float a, float b) {
     precise float r = a * b; return vyre_canon(r);
 }
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
-float vyre_fmax(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (a < b ? b : a)); }
+bool vyre_fzeros(float a, float b) { return ((floatBitsToUint(a) | floatBitsToUint(b)) & 0x7FFFFFFFu) == 0u; }
+float vyre_fmax(float a, float b) {
+    return vyre_isnan(a) ? b : (vyre_isnan(b) || vyre_fzeros(a, b) ? a : (a < b ? b : a));
+}
 
 float vk_ldn_x(uint vk_i) { float vk_x = x[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_w1(uint vk_i) { float vk_x = w1[vk_i]; return vyre_canon(vk_x); }

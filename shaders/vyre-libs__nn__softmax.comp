@@ -70,7 +70,10 @@ bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
-float vyre_fmax(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (a < b ? b : a)); }
+bool vyre_fzeros(float a, float b) { return ((floatBitsToUint(a) | floatBitsToUint(b)) & 0x7FFFFFFFu) == 0u; }
+float vyre_fmax(float a, float b) {
+    return vyre_isnan(a) ? b : (vyre_isnan(b) || vyre_fzeros(a, b) ? a : (a < b ? b : a));
+}
 void vyre_two_sum(float a, float b, out float s, out float e) {
     precise float ps = a + b;
     precise float bv = ps - a;

@@ -847,8 +847,15 @@ GLSL_HELPERS: dict[str, str] = {
     "vyre_truthy": "bool vyre_truthy(bool x) { return x; }\nbool vyre_truthy(uint x) { return x != 0u; }",
     "vyre_and": "bool vyre_and(bool a, bool b) { return a && b; }",
     "vyre_or": "bool vyre_or(bool a, bool b) { return a || b; }",
-    "vyre_fmin": "float vyre_fmin(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (b < a ? b : a)); }",
-    "vyre_fmax": "float vyre_fmax(float a, float b) { return vyre_isnan(a) ? b : (vyre_isnan(b) ? a : (a < b ? b : a)); }",
+    # min/max(+-0, -+0) is the first operand, as the reference's: decided by bits, because
+    # NVIDIA's compiler turns `b < a ? b : a` into its min instruction, which orders -0 < +0.
+    "vyre_fzeros": "bool vyre_fzeros(float a, float b) { return ((floatBitsToUint(a) | floatBitsToUint(b)) & 0x7FFFFFFFu) == 0u; }",
+    "vyre_fmin": """float vyre_fmin(float a, float b) {
+    return vyre_isnan(a) ? b : (vyre_isnan(b) || vyre_fzeros(a, b) ? a : (b < a ? b : a));
+}""",
+    "vyre_fmax": """float vyre_fmax(float a, float b) {
+    return vyre_isnan(a) ? b : (vyre_isnan(b) || vyre_fzeros(a, b) ? a : (a < b ? b : a));
+}""",
     "vyre_absdiff": "uint vyre_absdiff(uint a, uint b) { return a > b ? a - b : b - a; }",
     "vyre_sat_add": "uint vyre_sat_add(uint a, uint b) { uint s = a + b; return s < a ? 0xFFFFFFFFu : s; }",
     "vyre_sat_sub": "uint vyre_sat_sub(uint a, uint b) { return a < b ? 0u : a - b; }",
