@@ -39,6 +39,14 @@ float vyre_fmul(float a, float b) {
     }
     precise float r = a * b; return vyre_canon(r);
 }
+uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
+int vyre_select(bool c, int a, int b) { return c ? a : b; }
+float vyre_select(bool c, float a, float b) { return c ? a : b; }
+bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
+bool vyre_truthy(bool x) { return x; }
+bool vyre_truthy(uint x) { return x != 0u; }
+bool vyre_and(bool a, bool b) { return a && b; }
+bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_round_pack(uint s, int e, uint q, bool sticky) {
     uint m = q >> 1;
     bool to_min = e == 0 && m == 0xFFFFFFu;  // >= FLT_MIN - 2^-150: the subnormal rounds up to FLT_MIN
@@ -50,14 +58,13 @@ float vyre_round_pack(uint s, int e, uint q, bool sticky) {
     if (e <= 0) return uintBitsToFloat(s | (to_min ? 0x00800000u : 0u));
     return uintBitsToFloat(s | (uint(e) << 23) | (m & 0x7FFFFFu));
 }
-float vyre_div_rn(float a, float b) {
+float vyre_fdiv(float a, float b) {
     uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
     uint ea = (ua >> 23) & 0xFFu, eb = (ub >> 23) & 0xFFu;
     uint s = (ua ^ ub) & 0x80000000u;
     // specials by their bits (NVIDIA's inf / FLT_MAX is NaN: inf * rcp(FLT_MAX) = inf * 0);
     // exponent 0 is a zero: values are canonical, subnormals flushed
-    bool nan_a = ea == 255u && (ua & 0x7FFFFFu) != 0u, nan_b = eb == 255u && (ub & 0x7FFFFFu) != 0u;
-    if (nan_a || nan_b || (ea == 255u && eb == 255u) || (ea == 0u && eb == 0u)) return uintBitsToFloat(0x7FC00000u);
+    if (vyre_isnan(a) || vyre_isnan(b) || (ea == 255u && eb == 255u) || (ea == 0u && eb == 0u)) return uintBitsToFloat(0x7FC00000u);
     if (ea == 255u || eb == 0u) return uintBitsToFloat(s | 0x7F800000u);
     if (ea == 0u || eb == 255u) return uintBitsToFloat(s);
     uint am = (ua & 0x7FFFFFu) | 0x800000u, bm = (ub & 0x7FFFFFu) | 0x800000u;
@@ -71,14 +78,6 @@ float vyre_div_rn(float a, float b) {
     }
     return vyre_round_pack(s, e, q, am != 0u);
 }
-float vyre_fdiv(float a, float b) { return vyre_div_rn(a, b); }
-uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
-int vyre_select(bool c, int a, int b) { return c ? a : b; }
-float vyre_select(bool c, float a, float b) { return c ? a : b; }
-bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
-bool vyre_truthy(bool x) { return x; }
-bool vyre_truthy(uint x) { return x != 0u; }
-bool vyre_and(bool a, bool b) { return a && b; }
 
 float vk_ldn_v_input(uint vk_i) { float vk_x = v_input[vk_i]; return vyre_canon(vk_x); }
 uint vk_ldn_var_n_scratch(uint vk_i) { uint vk_x = var_n_scratch[vk_i]; return vk_x; }

@@ -32,39 +32,6 @@ float vyre_fmul(float a, float b) {
     }
     precise float r = a * b; return vyre_canon(r);
 }
-float vyre_round_pack(uint s, int e, uint q, bool sticky) {
-    uint m = q >> 1;
-    bool to_min = e == 0 && m == 0xFFFFFFu;  // >= FLT_MIN - 2^-150: the subnormal rounds up to FLT_MIN
-    if ((q & 1u) != 0u && (sticky || (m & 1u) != 0u)) {
-        m += 1u;
-        if (m == 0x1000000u) { m = 0x800000u; e += 1; }
-    }
-    if (e >= 255) return uintBitsToFloat(s | 0x7F800000u);
-    if (e <= 0) return uintBitsToFloat(s | (to_min ? 0x00800000u : 0u));
-    return uintBitsToFloat(s | (uint(e) << 23) | (m & 0x7FFFFFu));
-}
-float vyre_div_rn(float a, float b) {
-    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
-    uint ea = (ua >> 23) & 0xFFu, eb = (ub >> 23) & 0xFFu;
-    uint s = (ua ^ ub) & 0x80000000u;
-    // specials by their bits (NVIDIA's inf / FLT_MAX is NaN: inf * rcp(FLT_MAX) = inf * 0);
-    // exponent 0 is a zero: values are canonical, subnormals flushed
-    bool nan_a = ea == 255u && (ua & 0x7FFFFFu) != 0u, nan_b = eb == 255u && (ub & 0x7FFFFFu) != 0u;
-    if (nan_a || nan_b || (ea == 255u && eb == 255u) || (ea == 0u && eb == 0u)) return uintBitsToFloat(0x7FC00000u);
-    if (ea == 255u || eb == 0u) return uintBitsToFloat(s | 0x7F800000u);
-    if (ea == 0u || eb == 255u) return uintBitsToFloat(s);
-    uint am = (ua & 0x7FFFFFu) | 0x800000u, bm = (ub & 0x7FFFFFu) | 0x800000u;
-    int e = int(ea) - int(eb) + 127;
-    if (am < bm) { am <<= 1; e -= 1; }  // am / bm in [1, 2)
-    uint q = 0u;
-    for (int i = 0; i < 25; i++) {  // am < 2 bm <= 2^25 throughout
-        q <<= 1;
-        if (am >= bm) { am -= bm; q |= 1u; }
-        am <<= 1;
-    }
-    return vyre_round_pack(s, e, q, am != 0u);
-}
-float vyre_fdiv(float a, float b) { return vyre_div_rn(a, b); }
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 void vyre_two_sum(float a, float b, out float s, out float e) {
     precise float ps = a + b;
@@ -142,6 +109,37 @@ float vyre_exp(float x) {
     if (k > 127) { precise float big = ldexp(f, 127) * 2.0; return big; }  // inf when it rounds past FLT_MAX
     if (k < -126 || (k == -126 && f < 1.0)) return 0.0;  // subnormal: flushed, as canon() does
     return ldexp(f, k);
+}
+float vyre_round_pack(uint s, int e, uint q, bool sticky) {
+    uint m = q >> 1;
+    bool to_min = e == 0 && m == 0xFFFFFFu;  // >= FLT_MIN - 2^-150: the subnormal rounds up to FLT_MIN
+    if ((q & 1u) != 0u && (sticky || (m & 1u) != 0u)) {
+        m += 1u;
+        if (m == 0x1000000u) { m = 0x800000u; e += 1; }
+    }
+    if (e >= 255) return uintBitsToFloat(s | 0x7F800000u);
+    if (e <= 0) return uintBitsToFloat(s | (to_min ? 0x00800000u : 0u));
+    return uintBitsToFloat(s | (uint(e) << 23) | (m & 0x7FFFFFu));
+}
+float vyre_fdiv(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    uint ea = (ua >> 23) & 0xFFu, eb = (ub >> 23) & 0xFFu;
+    uint s = (ua ^ ub) & 0x80000000u;
+    // specials by their bits (NVIDIA's inf / FLT_MAX is NaN: inf * rcp(FLT_MAX) = inf * 0);
+    // exponent 0 is a zero: values are canonical, subnormals flushed
+    if (vyre_isnan(a) || vyre_isnan(b) || (ea == 255u && eb == 255u) || (ea == 0u && eb == 0u)) return uintBitsToFloat(0x7FC00000u);
+    if (ea == 255u || eb == 0u) return uintBitsToFloat(s | 0x7F800000u);
+    if (ea == 0u || eb == 255u) return uintBitsToFloat(s);
+    uint am = (ua & 0x7FFFFFu) | 0x800000u, bm = (ub & 0x7FFFFFu) | 0x800000u;
+    int e = int(ea) - int(eb) + 127;
+    if (am < bm) { am <<= 1; e -= 1; }  // am / bm in [1, 2)
+    uint q = 0u;
+    for (int i = 0; i < 25; i++) {  // am < 2 bm <= 2^25 throughout
+        q <<= 1;
+        if (am >= bm) { am -= bm; q |= 1u; }
+        am <<= 1;
+    }
+    return vyre_round_pack(s, e, q, am != 0u);
 }
 
 float vk_ld_gate(uint vk_i) { uint vk_n = uint(gate.length()); float vk_x = gate[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }

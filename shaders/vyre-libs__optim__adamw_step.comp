@@ -38,6 +38,11 @@ float vyre_fmul(float a, float b) {
     }
     precise float r = a * b; return vyre_canon(r);
 }
+uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
+int vyre_select(bool c, int a, int b) { return c ? a : b; }
+float vyre_select(bool c, float a, float b) { return c ? a : b; }
+bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
+bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 float vyre_round_pack(uint s, int e, uint q, bool sticky) {
     uint m = q >> 1;
     bool to_min = e == 0 && m == 0xFFFFFFu;  // >= FLT_MIN - 2^-150: the subnormal rounds up to FLT_MIN
@@ -49,14 +54,13 @@ float vyre_round_pack(uint s, int e, uint q, bool sticky) {
     if (e <= 0) return uintBitsToFloat(s | (to_min ? 0x00800000u : 0u));
     return uintBitsToFloat(s | (uint(e) << 23) | (m & 0x7FFFFFu));
 }
-float vyre_div_rn(float a, float b) {
+float vyre_fdiv(float a, float b) {
     uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
     uint ea = (ua >> 23) & 0xFFu, eb = (ub >> 23) & 0xFFu;
     uint s = (ua ^ ub) & 0x80000000u;
     // specials by their bits (NVIDIA's inf / FLT_MAX is NaN: inf * rcp(FLT_MAX) = inf * 0);
     // exponent 0 is a zero: values are canonical, subnormals flushed
-    bool nan_a = ea == 255u && (ua & 0x7FFFFFu) != 0u, nan_b = eb == 255u && (ub & 0x7FFFFFu) != 0u;
-    if (nan_a || nan_b || (ea == 255u && eb == 255u) || (ea == 0u && eb == 0u)) return uintBitsToFloat(0x7FC00000u);
+    if (vyre_isnan(a) || vyre_isnan(b) || (ea == 255u && eb == 255u) || (ea == 0u && eb == 0u)) return uintBitsToFloat(0x7FC00000u);
     if (ea == 255u || eb == 0u) return uintBitsToFloat(s | 0x7F800000u);
     if (ea == 0u || eb == 255u) return uintBitsToFloat(s);
     uint am = (ua & 0x7FFFFFu) | 0x800000u, bm = (ub & 0x7FFFFFu) | 0x800000u;
@@ -70,16 +74,11 @@ float vyre_div_rn(float a, float b) {
     }
     return vyre_round_pack(s, e, q, am != 0u);
 }
-float vyre_fdiv(float a, float b) { return vyre_div_rn(a, b); }
-uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
-int vyre_select(bool c, int a, int b) { return c ? a : b; }
-float vyre_select(bool c, float a, float b) { return c ? a : b; }
-bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 float vyre_sqrt_rn(float a) {
     uint ua = floatBitsToUint(a);
     uint ea = (ua >> 23) & 0xFFu;
     if (ea == 0u) return uintBitsToFloat(ua & 0x80000000u);  // sqrt(-0) = -0
-    if ((ea == 255u && (ua & 0x7FFFFFu) != 0u) || (ua & 0x80000000u) != 0u) return uintBitsToFloat(0x7FC00000u);
+    if (vyre_isnan(a) || (ua & 0x80000000u) != 0u) return uintBitsToFloat(0x7FC00000u);
     if (ea == 255u) return a;  // +inf
     uint am = (ua & 0x7FFFFFu) | 0x800000u;
     int e = int(ea) - 127;

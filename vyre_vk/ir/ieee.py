@@ -32,14 +32,14 @@ GLSL: dict[str, str] = {
     if (e <= 0) return uintBitsToFloat(s | (to_min ? 0x00800000u : 0u));
     return uintBitsToFloat(s | (uint(e) << 23) | (m & 0x7FFFFFu));
 }""",
-    "vyre_div_rn": """float vyre_div_rn(float a, float b) {
+    # the lowering's f32 `/` (BinOp.Div), and through it Reciprocal and InverseSqrt
+    "vyre_fdiv": """float vyre_fdiv(float a, float b) {
     uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
     uint ea = (ua >> 23) & 0xFFu, eb = (ub >> 23) & 0xFFu;
     uint s = (ua ^ ub) & 0x80000000u;
     // specials by their bits (NVIDIA's inf / FLT_MAX is NaN: inf * rcp(FLT_MAX) = inf * 0);
     // exponent 0 is a zero: values are canonical, subnormals flushed
-    bool nan_a = ea == 255u && (ua & 0x7FFFFFu) != 0u, nan_b = eb == 255u && (ub & 0x7FFFFFu) != 0u;
-    if (nan_a || nan_b || (ea == 255u && eb == 255u) || (ea == 0u && eb == 0u)) return uintBitsToFloat(0x7FC00000u);
+    if (vyre_isnan(a) || vyre_isnan(b) || (ea == 255u && eb == 255u) || (ea == 0u && eb == 0u)) return uintBitsToFloat(0x7FC00000u);
     if (ea == 255u || eb == 0u) return uintBitsToFloat(s | 0x7F800000u);
     if (ea == 0u || eb == 255u) return uintBitsToFloat(s);
     uint am = (ua & 0x7FFFFFu) | 0x800000u, bm = (ub & 0x7FFFFFu) | 0x800000u;
@@ -57,7 +57,7 @@ GLSL: dict[str, str] = {
     uint ua = floatBitsToUint(a);
     uint ea = (ua >> 23) & 0xFFu;
     if (ea == 0u) return uintBitsToFloat(ua & 0x80000000u);  // sqrt(-0) = -0
-    if ((ea == 255u && (ua & 0x7FFFFFu) != 0u) || (ua & 0x80000000u) != 0u) return uintBitsToFloat(0x7FC00000u);
+    if (vyre_isnan(a) || (ua & 0x80000000u) != 0u) return uintBitsToFloat(0x7FC00000u);
     if (ea == 255u) return a;  // +inf
     uint am = (ua & 0x7FFFFFu) | 0x800000u;
     int e = int(ea) - 127;

@@ -656,13 +656,12 @@ GLSL_HELPERS: dict[str, str] = {
     }
     precise float r = a * b; return vyre_canon(r);
 }""",
-    # Division and sqrt are correctly rounded in integers, special operands by their bits
-    # (ieee.py): Vulkan lets drivers be 2.5/3 ULP off, NVIDIA is, and lavapipe folds a
-    # division by a constant zero to 0.0 (found by tools/fuzz). Results are canonical.
-    "vyre_fdiv": "float vyre_fdiv(float a, float b) { return vyre_div_rn(a, b); }",
-    "vyre_frcp": "float vyre_frcp(float a) { return vyre_div_rn(1.0, a); }",
+    # vyre_fdiv and vyre_sqrt_rn live in ieee.py: correctly rounded in integers, special
+    # operands by their bits (Vulkan lets drivers be 2.5/3 ULP off, NVIDIA is, and lavapipe
+    # folds a division by a constant zero to 0.0, found by tools/fuzz). Results are canonical.
+    "vyre_frcp": "float vyre_frcp(float a) { return vyre_fdiv(1.0, a); }",
     # two roundings, as the reference's 1 / sqrt(a)
-    "vyre_rsqrt": "float vyre_rsqrt(float a) { return vyre_div_rn(1.0, vyre_sqrt_rn(a)); }",
+    "vyre_rsqrt": "float vyre_rsqrt(float a) { return vyre_fdiv(1.0, vyre_sqrt_rn(a)); }",
     # Vulkan lets fma() round twice (its precision is "inherited from OpFMul then OpFAdd"),
     # and lavapipe does. So: exact product a*b = p + e (Veltkamp/Dekker), exact p + c = s + t
     # (TwoSum), result s + (t + e). Exact in the cancellation cases that tell fused from
