@@ -22,9 +22,9 @@ ALL = ops.all_ops()
 # vyre_vk/ir/ffmath.py). They are held to vyre's window on every element like any other op.
 
 
-def _run(entry, device, ins, params):
+def _run(entry, device, ins, params, grid=None):
     program = entry.build_with(**params)
-    return program, reference.run(program, ins), device.compile(program).run(ins)
+    return program, reference.run(program, ins, grid=grid), device.compile(program).run(ins, grid=grid)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -37,7 +37,7 @@ def test_random_inputs_reference_vulkan_numpy(entry, seed, vk_device):
 
 
 def _check_random_case(entry, spec, ins, vk_device):
-    program, ref, got = _run(entry, vk_device, ins, spec.params)
+    program, ref, got = _run(entry, vk_device, ins, spec.params, getattr(spec, "grid", None))
     want = spec.numpy(ins, spec.params)
     window = spec.ulp(spec.params)
 
@@ -101,5 +101,5 @@ def test_skip_gate_backward_ill_conditioned_elements_meet_vyres_window(vk_device
     entry = ops.get("vyre-libs::nn::skip_gate_backward")
     spec = ORACLES[entry.id]
     ins = spec.inputs(np.random.default_rng(2), spec.params)
-    program, ref, got = _run(entry, vk_device, ins, spec.params)
+    program, ref, got = _run(entry, vk_device, ins, spec.params, getattr(spec, "grid", None))
     assert compare(program, ref, got, entry.ulp).ok
