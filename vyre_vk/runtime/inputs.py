@@ -89,7 +89,11 @@ class Binder:
         self.logical = [b for b in self.bound if b.is_input]
         self.known = {b.name: b for b in self.bound}
         self.logical_names = [b.name for b in self.logical]
+        self._input_names = frozenset(self.logical_names)
         self._records = [(b, np.dtype(b.element.numpy)) for b in self.bound]
+        # zero contents of backend-allocated outputs: one read-only array each, not one per run
+        self._zeros = {b.name: _readonly(np.zeros(b.count, dtype=np.dtype(b.element.numpy)))
+                       for b in self.bound if not b.is_input and b.count >= 1}
         for b in self.bound:
             if not b.is_input and b.count < 1:
                 raise InputError(b.name, "is an output with count 0, so its size is unknown",
@@ -98,8 +102,10 @@ class Binder:
     def _values(self, inputs: Inputs) -> dict[str, Any]:
         if inputs is None:
             inputs = {}
-        if isinstance(inputs, Mapping):
+        if type(inputs) is dict or isinstance(inputs, Mapping):  # dict first: an ABC check costs ~1 us
             for name in inputs:
+                if name in self._input_names:
+                    continue
                 decl = self.known.get(name)
                 if decl is None:
                     raise InputError(name, "the program has no such buffer", f"use one of {self.logical_names}")
@@ -125,7 +131,7 @@ class Binder:
         for b, storage in self._records:
             value = values.get(b.name, _MISSING)
             if value is _MISSING:  # backend-allocated output
-                arrays[b.name] = np.zeros(b.count, dtype=storage)
+                arrays[b.name] = self._zeros[b.name]
                 continue
             if type(value) is np.ndarray and value.dtype == storage and value.ndim == 1 \
                     and value.flags.c_contiguous:
@@ -147,6 +153,11 @@ class Binder:
 
 
 _MISSING = object()
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
 
 
 def bind(buffers: Sequence[BufferDecl], inputs: Inputs) -> dict[str, np.ndarray]:

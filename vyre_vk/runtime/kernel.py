@@ -172,6 +172,7 @@ class Kernel:
         # leaves alone must come back canonical too, so those are canonicalised on upload.
         self._canon = {b.name for b in self._results if b.is_input and b.element is DataType.F32}
         self._itemsizes = [(b, b.element.size) for b in self.bindings]
+        self._ranged = [b for b in self._results if b.output_byte_range is not None]
         for st in self.stages:
             self._check_workgroup(st)
             if (st.lowered.trap_binding or 0) >= MAX_BINDING_SLOTS:
@@ -235,8 +236,6 @@ class Kernel:
         return grids
 
     def _plan(self, arrays: dict, grids: list) -> _Plan:
-        from vyre_vk.lower import TRAP_WORDS
-
         # Sizes, plus the identity of resident arrays (their tensors are bound into the plan);
         # grids lists are interned in self._grids, so their id names the grid.
         key = (id(grids), *[v.size if type(v) is np.ndarray else (v.size, id(v)) for v in arrays.values()])
@@ -244,6 +243,8 @@ class Kernel:
         if plan is not None:
             self._plans.move_to_end(key)
             return plan
+        from vyre_vk.lower import TRAP_WORDS
+
         resident = {n: v for n, v in arrays.items() if isinstance(v, DeviceArray)}
         mgr = self.device.manager
         tensors = {n: resident[n].tensor_for(self.device) if n in resident else kp_bridge.tensor(mgr, arrays[n])
@@ -321,13 +322,12 @@ class Kernel:
             self._check_traps(plan)
             out = {n: view.copy() for n, view in plan.results.items()}
             self.stats.runs += 1
-        for b in self._results:  # with_output_byte_range: only that slice, as the reference returns
-            if b.output_byte_range is not None:
-                lo, hi = b.output_byte_range
-                raw = out[b.name].view(np.uint8)[lo:hi]
-                sz = b.element.size
-                out[b.name] = (raw.view(out[b.name].dtype) if lo % sz == 0 and (hi - lo) % sz == 0
-                               else raw).copy()
+        for b in self._ranged:  # with_output_byte_range: only that slice, as the reference returns
+            lo, hi = b.output_byte_range
+            raw = out[b.name].view(np.uint8)[lo:hi]
+            sz = b.element.size
+            out[b.name] = (raw.view(out[b.name].dtype) if lo % sz == 0 and (hi - lo) % sz == 0
+                           else raw).copy()
         return out
 
     def __call__(self, **arrays: Any) -> dict[str, np.ndarray]:
