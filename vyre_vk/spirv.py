@@ -18,6 +18,7 @@ Example:
 """
 from __future__ import annotations
 
+from vyre_vk.errors import VyreError
 import hashlib
 import os
 import tempfile
@@ -43,7 +44,7 @@ _OPT_LEVELS = {
 }
 
 
-class ShaderCompileError(RuntimeError):
+class ShaderCompileError(VyreError, RuntimeError):
     """shaderc rejected a GLSL source. ``.log`` is shaderc's text, ``.source`` the GLSL."""
 
     def __init__(self, log: str, source: str, name: str) -> None:

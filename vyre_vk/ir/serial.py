@@ -13,6 +13,7 @@ Example::
 """
 from __future__ import annotations
 
+from vyre_vk.errors import VyreError
 import dataclasses
 import enum
 import json
@@ -29,7 +30,7 @@ VERSION = 1
 MAX_DEPTH = 256  # nesting of JSON objects we accept; deeper input is rejected, not recursed into
 
 
-class ProgramFormatError(ValueError):
+class ProgramFormatError(VyreError, ValueError):
     """Malformed or invalid serialised program. `.path` locates the problem in the JSON."""
 
     def __init__(self, message: str, path: str = "$", validation_error: Exception | None = None):

@@ -15,6 +15,8 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from vyre_vk.errors import VyreError
 from typing import Optional
 
 from . import expr as E
@@ -32,7 +34,7 @@ MAX_WORKGROUP_INVOCATIONS = 1024  # Vulkan maxComputeWorkGroupInvocations on eve
 UNSUPPORTED = "not supported by the Vulkan backend yet"
 
 
-class ValidationError(ValueError):
+class ValidationError(VyreError, ValueError):
     """A program breaks an IR rule. Attributes: path, message, fix."""
 
     def __init__(self, path: str, message: str, fix: str):

@@ -33,6 +33,7 @@ reference (vyre_vk.reference):
 """
 from __future__ import annotations
 
+from vyre_vk.errors import VyreError
 import math
 import re
 from dataclasses import dataclass, field
@@ -59,7 +60,7 @@ _TRAP_DIVISION_MESSAGE = "i32 division or remainder by zero, or i32::MIN / -1"
 _INDENT = "    "
 
 
-class LoweringError(ValueError):
+class LoweringError(VyreError, ValueError):
     """A program cannot be lowered to GLSL. Attributes: path (IR node path), message.
 
     ``str(err)`` is ``"<path>: <message> Fix: <fix>"``.

@@ -33,6 +33,7 @@ differ) the loop falls back to stepping.
 """
 from __future__ import annotations
 
+from vyre_vk.errors import VyreError
 import math
 from typing import Any, Mapping, Optional, Sequence, Union
 
@@ -51,7 +52,7 @@ _KIND = {np.dtype(np.uint32): U32, np.dtype(np.int32): I32, np.dtype(np.float32)
 FAST_LOOP_MAX_ELEMENTS = 1 << 22
 
 
-class EvalError(RuntimeError):
+class EvalError(VyreError, RuntimeError):
     """The reference refuses or aborts a dispatch (vyre-reference errors). Message ends with a Fix."""
 
 

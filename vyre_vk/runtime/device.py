@@ -7,6 +7,7 @@ Example:
 """
 from __future__ import annotations
 
+from vyre_vk.errors import EnvironmentProblem
 import os
 import re
 import threading
@@ -46,7 +47,7 @@ void main() {
 """
 
 
-class DeviceError(RuntimeError):
+class DeviceError(EnvironmentProblem, RuntimeError):
     """The device cannot be opened, or failed a correctness probe."""
 
 

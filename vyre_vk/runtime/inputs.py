@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence, Union
 
+from vyre_vk.errors import VyreError
 import numpy as np
 
 from vyre_vk.ir import BufferDecl, DataType
@@ -17,7 +18,7 @@ from vyre_vk.runtime.buffer import DeviceArray
 Inputs = Union[Mapping[str, Any], Sequence[Any], None]
 
 
-class InputError(ValueError):
+class InputError(VyreError, ValueError):
     """An input array does not fit the buffer it is bound to (or names no buffer)."""
 
     def __init__(self, buffer: str | None, message: str, fix: str) -> None:

@@ -15,6 +15,7 @@ Example:
 """
 from __future__ import annotations
 
+from vyre_vk.errors import VyreError
 import threading
 import time
 from collections import OrderedDict
@@ -44,11 +45,11 @@ MAX_STORAGE_BUFFER_BYTES = 2**31 - 1
 MAX_BINDING_SLOTS = 64
 
 
-class LaunchError(ValueError):
+class LaunchError(VyreError, ValueError):
     """A dispatch the device cannot run as asked (grid, workgroup, buffer or binding over its limits)."""
 
 
-class KernelTrapError(RuntimeError):
+class KernelTrapError(VyreError, RuntimeError):
     """An invocation trapped (i32 division by zero or MIN / -1, or a ``Trap`` node).
 
     The reference raises ``EvalError`` / ``TrapError`` on the same programs and inputs.

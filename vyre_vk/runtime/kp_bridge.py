@@ -12,6 +12,7 @@
 """
 from __future__ import annotations
 
+from vyre_vk.errors import EnvironmentProblem
 import os
 from typing import Sequence
 
@@ -29,7 +30,7 @@ KP_DTYPES = (np.dtype(np.float32), np.dtype(np.uint32), np.dtype(np.int32))
 _EMPTY_CONSTS = np.zeros(0, dtype=np.uint32)
 
 
-class KomputeError(RuntimeError):
+class KomputeError(EnvironmentProblem, RuntimeError):
     """kp is missing, unpatched, or refused an operation."""
 
 
