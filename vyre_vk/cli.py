@@ -6,21 +6,62 @@
     vyre-vk shaders [--check]    regenerate (or check) shaders/ for every registered op
     vyre-vk doctor               what is installed and which Vulkan devices work
     vyre-vk demo                 a hand-written GLSL kernel through pyshaderc and kp, vs NumPy
+    vyre-vk list [PREFIX]        registered op ids, one a line
+
+Errors a user can act on print ``vyre-vk: error: <message> Fix: <hint>`` and exit with the
+code in EXIT_CODES; only a bug in vyre-vk itself prints a traceback.
 """
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import platform
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from vyre_vk.errors import EXIT_CHECK_FAILED, EXIT_ENVIRONMENT, EXIT_OK, EXIT_USAGE, EnvironmentProblem, VyreError
+
 SEED_OP = "vyre-libs::nn::mlp_backward"
+
+EXIT_CODES = f"""exit codes:
+  {EXIT_OK}  ok
+  {EXIT_CHECK_FAILED}  a check failed (a result differs from the reference, shaders/ drift, spirv-val)
+  {EXIT_USAGE}  usage or input error (bad flag, unknown op, malformed program file)
+  {EXIT_ENVIRONMENT}  environment (no Vulkan device or driver, unpatched kp, missing tool, cache)"""
+
+
+class UsageError(VyreError):
+    """A bad command line or input file, caught before any work is done."""
+
+
+class CheckFailed(VyreError):
+    """A check the user asked for failed (spirv-val rejected the module)."""
+
+    exit_code = EXIT_CHECK_FAILED
+
+
+class ToolMissing(EnvironmentProblem):
+    """An external program the command needs (spirv-dis, spirv-val) is not installed."""
+
+
+def _positive_int(text: str) -> int:
+    # argparse names the flag in its message and exits 2, before any work.
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}. Fix: pass an integer >= 1.")
+    return value
 
 
 def _doctor(args: argparse.Namespace) -> int:
@@ -28,7 +69,7 @@ def _doctor(args: argparse.Namespace) -> int:
     import pyshaderc
 
     from vyre_vk import __version__, spirv
-    from vyre_vk.runtime import Device, DeviceError, kp_bridge
+    from vyre_vk.runtime import Device, kp_bridge
     from vyre_vk.runtime.device import default_index
 
     print(f"vyre-vk    {__version__}")
@@ -47,7 +88,7 @@ def _doctor(args: argparse.Namespace) -> int:
         devices = kp_bridge.list_devices()
     except kp_bridge.KomputeError as e:
         print(f"ERROR: {e}")
-        return 1
+        return EXIT_ENVIRONMENT
     print(f"devices    {len(devices)}")
     for i, props in enumerate(devices):
         print(f"  [{i}] {props['device_name']}: max workgroup size {tuple(props['max_work_group_size'])}, "
@@ -56,16 +97,16 @@ def _doctor(args: argparse.Namespace) -> int:
               f"timestamps {'yes' if props['timestamps_supported'] else 'no'}")
     if not devices:
         print("ERROR: no Vulkan device. Fix: install a driver (tools/bootstrap.sh installs Mesa lavapipe).")
-        return 1
+        return EXIT_ENVIRONMENT
     try:
         index = default_index()
         with Device(index, allow_loop_limit=True) as dev:
             print(f"default    [{dev.index}] {dev.name}: {dev.probe}")
             ok = ok and dev.probe.passed
-    except DeviceError as e:
+    except VyreError as e:  # DeviceError, KomputeError: the device, not the user
         print(f"ERROR: {e}")
         ok = False
-    return 0 if ok else 1
+    return EXIT_OK if ok else EXIT_ENVIRONMENT
 
 
 # The pre-pipeline main job: a real GLSL kernel, compiled in-process, dispatched
@@ -110,9 +151,9 @@ def _demo(args: argparse.Namespace) -> int:
     bad = int(np.count_nonzero(got.view(np.uint32) != expected.view(np.uint32)))
     if bad:
         print(f"MISMATCH   {bad} of {n} elements differ from NumPy")
-        return 1
+        return EXIT_CHECK_FAILED
     print("matches NumPy (bit-exact)")
-    return 0
+    return EXIT_OK
 
 
 def _main_job(args: argparse.Namespace) -> int:
@@ -123,6 +164,8 @@ def _main_job(args: argparse.Namespace) -> int:
     from vyre_vk.testing.vectors import check_op
 
     entry = get(SEED_OP)
+    d, h = args.model_dim, args.hidden_dim
+    program = _build_op(entry, {"model_dim": d, "hidden_dim": h})  # a size it cannot take: exit 2 before any work
     ok = True
     with Device() as dev:
         print(f"device     [{dev.index}] {dev.name}")
@@ -131,8 +174,6 @@ def _main_job(args: argparse.Namespace) -> int:
             print(f"  reference vs expected: {'ok' if case.reference.ok else 'FAIL'}; "
                   f"vulkan vs expected: {'ok' if case.vulkan.ok else 'FAIL'}")
             ok &= case.ok
-        d, h = args.model_dim, args.hidden_dim
-        program = entry.build_with(model_dim=d, hidden_dim=h)
         rng = np.random.default_rng(args.seed)
         inputs = {"x": rng.standard_normal(d, dtype=np.float32),
                   "w1": rng.standard_normal(d * h, dtype=np.float32) / np.float32(np.sqrt(d)),
@@ -149,17 +190,16 @@ def _main_job(args: argparse.Namespace) -> int:
               f"grad_x[:4] = {got['grad_x'][:4].tolist()}, worst {report.worst_ulps} ULP (window {report.ulp})")
         ok &= report.ok
     print("matches reference" if ok else "DOES NOT MATCH the reference")
-    return 0 if ok else 1
+    return EXIT_OK if ok else EXIT_CHECK_FAILED
 
 
 def _run_ops(args: argparse.Namespace) -> int:
     from vyre_vk.ops import all_ops, get
     from vyre_vk.runtime import Device
 
-    entries = all_ops() if args.all else [get(i) for i in args.ops]
-    if not entries:
-        print("no ops given. Fix: name op ids, or pass --all", file=sys.stderr)
-        return 2
+    if not args.all and not args.ops:
+        raise UsageError("no ops given. Fix: name op ids (`vyre-vk list` prints them), or pass --all.")
+    entries = all_ops() if args.all else [get(i) for i in args.ops]  # every id checked before the device opens
     from vyre_vk.testing.vectors import check_op
 
     failed = 0
@@ -182,55 +222,173 @@ def _run_ops(args: argparse.Namespace) -> int:
                     print(f"    {m}")
                 failed += not c.ok
     print(f"{'all passed' if not failed else f'{failed} failed'}")
-    return 1 if failed else 0
+    return EXIT_CHECK_FAILED if failed else EXIT_OK
+
+
+def _list(args: argparse.Namespace) -> int:
+    from vyre_vk.ops import all_ops
+
+    ids = [e.id for e in all_ops() if e.id.startswith(args.prefix)]
+    if not ids:
+        raise UsageError(f"no registered op id starts with `{args.prefix}`. Fix: run `vyre-vk list` for every id.")
+    print("\n".join(ids))
+    return EXIT_OK
 
 
 def _file_stem(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "__", name).strip("_") or "program"
+    # Also a valid --name (see _check_stem): no '..', no leading dot or dash.
+    return re.sub(r"\.{2,}", ".", re.sub(r"[^A-Za-z0-9_.-]+", "__", name)).strip("_.-") or "program"
+
+
+# A file stem, never a path: no separators, no '..', no leading dot or dash.
+_SAFE_STEM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,199}")
+
+
+def _check_stem(name: str) -> str:
+    if not _SAFE_STEM.fullmatch(name) or ".." in name:
+        raise UsageError(f"--name {name!r} is not a plain file stem (letters, digits, _ . + -; no path "
+                         "separators, no '..'). Fix: pass a stem such as `mlp`, and choose the folder with -o.")
+    return name
+
+
+def _parse_overrides(entry: Any, overrides: Sequence[str]) -> dict[str, Any]:
+    """``NAME=VALUE`` strings as builder keyword arguments, typed like the registered defaults."""
+    params: dict[str, Any] = {}
+    for kv in overrides:
+        key, sep, value = kv.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key or not value:
+            raise UsageError(f"--arg {kv!r}: expected NAME=VALUE, e.g. model_dim=64. "
+                             f"Fix: use one of {sorted(entry.params) or 'no parameters'} as NAME.")
+        default = entry.params.get(key)
+        kind = type(default) if isinstance(default, (int, float)) and not isinstance(default, bool) else None
+        try:
+            # An unknown NAME keeps its text: build_with rejects it with the op's valid names.
+            params[key] = kind(value) if kind else value
+        except ValueError:
+            raise UsageError(f"--arg {kv!r}: {key} takes {'an integer' if kind is int else 'a number'} "
+                             f"(registered: {default!r}). Fix: pass e.g. --arg {key}={default!r}.") from None
+    return params
+
+
+def _build_op(entry: Any, params: dict[str, Any]):
+    """`entry` built with `params`, validated, so a size the op cannot take is a usage error here."""
+    from vyre_vk.ir import ValidationError, validate
+    from vyre_vk.ops.registry import OpParamError, format_params
+
+    program = entry.build_with(**params)
+    if params:
+        try:
+            validate(program)
+        except ValidationError as e:
+            why = str(e).rpartition("Fix:")[0].strip() or str(e)  # its hint is for op authors, not here
+            raise OpParamError(f"op `{entry.id}` with {format_params(params)} builds a program that does not "
+                               f"validate: {why} Fix: pass sizes the op supports (registered defaults: "
+                               f"{format_params(entry.params)}).") from e
+    return program
+
+
+def _read_program_file(spec: str):
+    from vyre_vk.ir import Program, ProgramFormatError
+
+    path = Path(spec)
+    if path.is_dir():
+        raise UsageError(f"{spec} is a directory. Fix: name a program .json file (Program.to_json() writes one).")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"no such file: {spec}. Fix: check the path, or name a registered op "
+                         "(`vyre-vk list` prints them).") from None
+    except OSError as e:
+        raise UsageError(f"cannot read {spec}: {e.strerror or e}. Fix: check the file's permissions.") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        err = ProgramFormatError(f"not UTF-8 text (byte {data[e.start]:#04x} at offset {e.start}). "
+                                 "Fix: save the program as UTF-8 JSON (Program.to_json() writes it).")
+        err.where = spec
+        raise err from None
+    try:
+        return Program.from_json(text)
+    except ProgramFormatError as e:
+        e.where = e.where or spec  # the message locates the problem in the JSON; say which file
+        raise
 
 
 def _load_program(spec: str, overrides: list[str]):
-    from vyre_vk.ir import Program
     from vyre_vk.ops import get
 
-    if spec.endswith(".json") or Path(spec).is_file():
+    # Op ids use `::` and never `/`; anything path-like is a program file.
+    if spec.endswith(".json") or "/" in spec or os.sep in spec or Path(spec).exists():
         if overrides:
-            raise SystemExit("--arg applies to registered ops, not to program files")
-        return Program.from_json(Path(spec).read_text()), _file_stem(Path(spec).stem)
-    params = {}
-    for kv in overrides:
-        key, _, value = kv.partition("=")
-        if not value.lstrip("-").isdigit():
-            raise SystemExit(f"--arg {kv!r}: expected NAME=INTEGER")
-        params[key] = int(value)
-    return get(spec).build_with(**params), _file_stem(spec)
+            raise UsageError("--arg applies to registered ops, not to program files. "
+                             "Fix: drop --arg, or name a registered op instead of a file.")
+        return _read_program_file(spec), _file_stem(Path(spec).stem)
+    entry = get(spec)
+    return _build_op(entry, _parse_overrides(entry, overrides)), _file_stem(spec)
+
+
+def _output_error(e: OSError, where: Path) -> VyreError:
+    what = f"cannot write {where}: {e.strerror or e}."
+    if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS):
+        return EnvironmentProblem(f"{what} Fix: free space on that disk, or choose another folder with -o.")
+    return UsageError(f"{what} Fix: choose a writable folder with -o.")
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write `path` via a temporary file in the same folder and os.replace: all or nothing."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        umask = os.umask(0o022)
+        os.umask(umask)
+        # mkstemp makes 0600; keep the old file's mode, or what open() would have given a new one.
+        os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def emit_program(program, stem: str, out_dir: Path, *, disasm: bool = False, validate: bool = False) -> list[Path]:
-    """Write ``stem.comp`` and ``stem.spv`` (and ``stem.spvasm``) for ``program``; return the paths."""
+    """Write ``stem.comp`` and ``stem.spv`` (and ``stem.spvasm``) for ``program``; return the paths.
+
+    Every file is made in a temporary folder inside `out_dir` and moved into place only once all
+    of them exist (and spirv-val passed), so a failure leaves no partial or stale-mixed output.
+    """
     from vyre_vk import spirv
     from vyre_vk.ir import validate as validate_program
     from vyre_vk.lower import lower
 
-    validate_program(program)
-    lowered = lower(program)
-    words = spirv.compile_glsl(lowered.glsl, name=f"{stem}.comp", target_env=lowered.target_env)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = [out_dir / f"{stem}.comp", out_dir / f"{stem}.spv"]
-    paths[0].write_text(lowered.glsl)
-    paths[1].write_bytes(words)
     tools_needed = (["spirv-dis"] if disasm else []) + (["spirv-val"] if validate else [])
     for tool in tools_needed:
         if shutil.which(tool) is None:
-            raise SystemExit(f"{tool} not found. Fix: apt-get install spirv-tools (tools/bootstrap.sh does).")
-    if disasm:
-        paths.append(out_dir / f"{stem}.spvasm")
-        subprocess.run(["spirv-dis", str(paths[1]), "-o", str(paths[2])], check=True)
-    if validate:
-        res = subprocess.run(["spirv-val", "--target-env", lowered.target_env, str(paths[1])], capture_output=True, text=True)
-        if res.returncode:
-            raise SystemExit(f"spirv-val rejected {paths[1]}:\n{res.stdout}{res.stderr}")
-    return paths
+            raise ToolMissing(f"{tool} not found. Fix: apt-get install spirv-tools (tools/bootstrap.sh does).")
+    _check_stem(stem)
+    validate_program(program)
+    lowered = lower(program)
+    words = spirv.compile_glsl(lowered.glsl, name=f"{stem}.comp", target_env=lowered.target_env)
+    names = [f"{stem}.comp", f"{stem}.spv"] + ([f"{stem}.spvasm"] if disasm else [])
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=out_dir, prefix=".vyre-vk-emit-") as tmp_name:
+            tmp = Path(tmp_name)
+            (tmp / names[0]).write_text(lowered.glsl)
+            (tmp / names[1]).write_bytes(words)
+            spv = str(tmp / names[1])
+            runs = ([("spirv-dis", "--disasm", [spv, "-o", str(tmp / names[-1])])] if disasm else []) \
+                + ([("spirv-val", "--validate", ["--target-env", lowered.target_env, spv])] if validate else [])
+            for tool, flag, tool_args in runs:
+                res = subprocess.run([tool, *tool_args], capture_output=True, text=True)
+                if res.returncode:
+                    raise CheckFailed(f"{tool} rejected {stem}.spv (nothing written):\n{res.stdout}{res.stderr}"
+                                      f"Fix: report this with the program; emit without {flag} to inspect it.")
+            for name in names:
+                os.replace(tmp / name, out_dir / name)
+    except OSError as e:
+        raise _output_error(e, out_dir) from e
+    return [out_dir / name for name in names]
 
 
 def explain(program, device_class: str = "default") -> str:
@@ -251,23 +409,22 @@ def explain(program, device_class: str = "default") -> str:
 
 
 def _emit(args: argparse.Namespace) -> int:
-    program, stem = _load_program(args.program, args.arg)
+    stem = _check_stem(args.name) if args.name is not None else None  # refused before any work
+    program, default_stem = _load_program(args.program, args.arg)
     if args.explain:
         print(explain(program, args.device_class))
-    for path in emit_program(program, args.name or stem, Path(args.out), disasm=args.disasm,
+    for path in emit_program(program, stem or default_stem, Path(args.out), disasm=args.disasm,
                              validate=args.validate):
         print(path)
     if args.validate:
         print("spirv-val: ok")
-    return 0
+    return EXIT_OK
 
 
 SHADERS_DIR = Path(__file__).resolve().parent.parent / "shaders"
 
 
 def _shaders(args: argparse.Namespace) -> int:
-    import tempfile
-
     from vyre_vk.ops import all_ops
 
     target = Path(args.dir)
@@ -284,60 +441,96 @@ def _shaders(args: argparse.Namespace) -> int:
                 print(f"drift: {name} ({'missing' if name not in old else 'stale' if name in new else 'orphan'})")
             print("shaders/ is up to date" if not drift else
                   f"{len(drift)} file(s) differ. Fix: run `vyre-vk shaders` and commit shaders/.")
-            return 1 if drift else 0
-        target.mkdir(parents=True, exist_ok=True)
-        for name in drift:
-            if name in new:
-                (target / name).write_bytes(new[name])
-            else:
-                (target / name).unlink()
+            return EXIT_CHECK_FAILED if drift else EXIT_OK
+        try:
+            target.mkdir(parents=True, exist_ok=True)
+            for name in drift:
+                if name in new:
+                    write_atomic(target / name, new[name])
+                else:
+                    (target / name).unlink()
+        except OSError as e:
+            raise _output_error(e, target) from e
         print(f"shaders/: {len(new)} files, {len(drift)} updated")
-    return 0
+    return EXIT_OK
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="vyre-vk", description="Run vyre IR programs on Vulkan.")
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a Fix: hint on its usage errors like every other vyre-vk error."""
+
+    def error(self, message: str):  # type: ignore[override]
+        super().error(message if "Fix:" in message else f"{message}. Fix: see `{self.prog} --help`.")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from vyre_vk.opt.dispatch import BEST_LOCAL_SIZE  # its keys are the device classes opt tunes for
+
+    fmt = {"epilog": EXIT_CODES, "formatter_class": argparse.RawDescriptionHelpFormatter}
+    ap = _Parser(prog="vyre-vk", description="Run vyre IR programs on Vulkan.", **fmt)
     sub = ap.add_subparsers(dest="cmd", required=True)
-    p = sub.add_parser("main", help="the seed op on the default device, checked against the reference")
-    p.add_argument("--model-dim", type=int, default=64)
-    p.add_argument("--hidden-dim", type=int, default=256)
+    p = sub.add_parser("main", help="the seed op on the default device, checked against the reference", **fmt)
+    p.add_argument("--model-dim", type=_positive_int, default=64)
+    p.add_argument("--hidden-dim", type=_positive_int, default=256)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(fn=_main_job)
-    p = sub.add_parser("run", help="run registered ops' test vectors on the reference and Vulkan")
+    p = sub.add_parser("run", help="run registered ops' test vectors on the reference and Vulkan", **fmt)
     p.add_argument("ops", nargs="*", help="op ids, e.g. vyre-libs::nn::mlp_backward")
     p.add_argument("--all", action="store_true", help="every registered op")
     p.set_defaults(fn=_run_ops)
-    p = sub.add_parser("emit", help="write GLSL and SPIR-V for a registered op or a program JSON file")
+    p = sub.add_parser("list", help="registered op ids, one a line", **fmt)
+    p.add_argument("prefix", nargs="?", default="", help="only ids starting with this, e.g. vyre-libs::nn")
+    p.set_defaults(fn=_list)
+    p = sub.add_parser("emit", help="write GLSL and SPIR-V for a registered op or a program JSON file", **fmt)
     p.add_argument("program", help="op id (e.g. vyre-libs::nn::mlp_backward) or path to a program .json")
-    p.add_argument("--arg", action="append", default=[], metavar="NAME=N", help="builder parameter override")
+    p.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE", help="builder parameter override")
     p.add_argument("-o", "--out", default=".", help="output folder (default: .)")
-    p.add_argument("--name", help="file stem (default: from the op id or file name)")
+    p.add_argument("--name", help="file stem (default: from the op id or file name); no path separators")
     p.add_argument("--disasm", action="store_true", help="also write the spirv-dis text (.spvasm)")
     p.add_argument("--validate", action="store_true", help="run spirv-val on the module")
     p.add_argument("--explain", action="store_true", help="also show which optimiser passes change the program and why")
-    p.add_argument("--device-class", default="default", help="device class for --explain (nvidia, llvmpipe, ...)")
+    p.add_argument("--device-class", default="default", choices=sorted(BEST_LOCAL_SIZE), help="device class for --explain")
     p.set_defaults(fn=_emit)
-    p = sub.add_parser("shaders", help="regenerate shaders/ for every registered op")
+    p = sub.add_parser("shaders", help="regenerate shaders/ for every registered op", **fmt)
     p.add_argument("--check", action="store_true", help="only report drift (exit 1 if any)")
     p.add_argument("--dir", default=str(SHADERS_DIR))
     p.set_defaults(fn=_shaders)
-    sub.add_parser("doctor", help="report versions, devices and the loop probe").set_defaults(fn=_doctor)
-    p = sub.add_parser("demo", help="GLSL saxpy through pyshaderc and kp, checked against NumPy")
-    p.add_argument("-n", type=int, default=100_003)
+    sub.add_parser("doctor", help="report versions, devices and the loop probe (exit 3 if none works)",
+                   **fmt).set_defaults(fn=_doctor)
+    p = sub.add_parser("demo", help="GLSL saxpy through pyshaderc and kp, checked against NumPy", **fmt)
+    p.add_argument("-n", type=_positive_int, default=100_003)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(fn=_demo)
-    args = ap.parse_args(argv)
-    from vyre_vk.ir import ProgramFormatError, ValidationError
-    from vyre_vk.runtime import DeviceError, InputError, LaunchError
+    return ap
 
+
+def _error(message: str) -> None:
+    print(f"vyre-vk: error: {message}", file=sys.stderr)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = build_parser().parse_args(argv)  # usage errors: argparse prints them and exits 2
     try:
         return args.fn(args)
-    except (ProgramFormatError, ValidationError, InputError, LaunchError, DeviceError, KeyError,
-            OSError) as e:
-        # User errors get their message (which ends with a Fix: hint), not a traceback.
-        msg = e.args[0] if isinstance(e, KeyError) and e.args else e
-        print(f"vyre-vk: {type(e).__name__}: {msg}", file=sys.stderr)
-        return 2
+    except VyreError as e:
+        # User and environment errors get their message (ending with a Fix: hint), not a traceback.
+        where = f"{e.where}: " if e.where and e.where not in str(e) else ""
+        _error(f"{where}{e}")
+        return e.exit_code
+    except MemoryError:
+        _error("out of memory. Fix: use smaller sizes, or free memory on this machine.")
+        return EXIT_ENVIRONMENT
+    except ModuleNotFoundError as e:
+        if e.name not in ("kp", "pyshaderc"):
+            raise
+        _error(f"the {e.name} module is not installed. Fix: run tools/bootstrap.sh.")
+        return EXIT_ENVIRONMENT
+    except BrokenPipeError:
+        # The reader went away (`vyre-vk list | head`): stop quietly, without the flush error at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except OSError as e:
+        _error(f"{e}. Fix: check the path, its permissions and free space.")
+        return EXIT_ENVIRONMENT
 
 
 if __name__ == "__main__":

@@ -53,9 +53,19 @@ class EnvironmentProblem(VyreError):
     exit_code = EXIT_ENVIRONMENT
 
 
+class InputError(VyreError, ValueError):
+    """An input does not fit the buffer it is bound to (or names no buffer). ``buffer`` names it."""
+
+    def __init__(self, buffer: Optional[str], message: str, fix: str) -> None:
+        self.buffer = self.where = buffer
+        where = f"buffer `{buffer}`: " if buffer else ""
+        super().__init__(f"{where}{message}. Fix: {fix}.")
+        self.fix = fix
+
+
 class CacheWarning(UserWarning):
     """A SPIR-V cache entry was discarded (corrupt, foreign, unreadable) and recompiled."""
 
 
-__all__ = ["VyreError", "EnvironmentProblem", "CacheWarning", "EXIT_OK", "EXIT_CHECK_FAILED",
+__all__ = ["VyreError", "EnvironmentProblem", "InputError", "CacheWarning", "EXIT_OK", "EXIT_CHECK_FAILED",
            "EXIT_USAGE", "EXIT_ENVIRONMENT"]

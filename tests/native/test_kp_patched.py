@@ -252,8 +252,17 @@ def test_no_vulkan_driver_is_an_error_not_an_abort(tmp_path):
     env = {**os.environ, "VK_DRIVER_FILES": str(tmp_path / "none.json"), "VK_ICD_FILENAMES": str(tmp_path / "none.json")}
     out = subprocess.run([sys.executable, "-m", "vyre_vk.cli", "doctor"], env=env, capture_output=True, text=True,
                          timeout=120)
-    assert out.returncode == 1, out.stdout + out.stderr  # 134 would be the loader's abort
+    assert out.returncode == 3, out.stdout + out.stderr  # 134 would be the loader's abort
     assert "vkCreateInstance failed" in out.stdout and "Fix:" in out.stdout
     code = "from vyre_vk.runtime import Device\ntry:\n    Device()\nexcept Exception as e:\n    print(type(e).__name__)"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "KomputeError", out.stdout + out.stderr
+
+
+def test_device_limits_are_reported(device):
+    """Patch 0008: the limits vyre-vk checks before a dispatch come from the driver."""
+    props = device.properties
+    assert props["max_compute_shared_memory_size"] >= 16384  # Vulkan's guaranteed minimum
+    assert props["max_storage_buffer_range"] >= 2**27
+    assert props["max_per_stage_descriptor_storage_buffers"] >= 4
+    assert device.limits.shared_memory_bytes == props["max_compute_shared_memory_size"]

@@ -8,12 +8,26 @@ Example::
 """
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional
 
+from ..errors import EXIT_USAGE, VyreError
 from ..ir.program import Program
 
 Cases = list[list[bytes]]
+
+
+class UnknownOp(VyreError, KeyError):
+    """No op is registered under that id (a KeyError too, for callers that catch that)."""
+
+    def __str__(self) -> str:
+        # KeyError's str() is the repr of its argument (quotes and escapes); show the message.
+        return self.message
+
+
+class OpParamError(VyreError, ValueError):
+    """A builder parameter override the op does not take, or a value its builder rejects."""
 
 
 @dataclass(frozen=True)
@@ -38,14 +52,48 @@ class OpEntry:
     params: Mapping[str, Any] = field(default_factory=dict)
 
     def build_with(self, **overrides: Any) -> Program:
-        """The program with some builder parameters changed (others as registered)."""
+        """The program with some builder parameters changed (others as registered).
+
+        Raises OpParamError for a name the op does not take or a value its builder rejects.
+        """
         if not overrides:
             return self.build()
         unknown = sorted(set(overrides) - set(self.params))
         if self.builder is None or unknown:
-            raise ValueError(f"op `{self.id}` takes no builder parameter(s) {unknown or sorted(overrides)}. "
-                             f"Fix: use one of {sorted(self.params)}.")
-        return self.builder(**{**self.params, **overrides})
+            valid = (f"use one of {sorted(self.params)} (registered: {format_params(self.params)})" if self.params
+                     else "build it without parameter overrides; it takes none")
+            raise OpParamError(f"op `{self.id}` takes no builder parameter(s) {unknown or sorted(overrides)}. "
+                               f"Fix: {valid}.")
+        try:
+            return self.builder(**{**self.params, **overrides})
+        except (TypeError, ValueError, OverflowError, ZeroDivisionError, MemoryError, VyreError) as e:
+            if (isinstance(e, VyreError) and e.exit_code != EXIT_USAGE) or not self._builds_as_registered():
+                raise  # the environment's, or broken at its own defaults too: a bug, not a bad value
+            raise OpParamError(_rejected(self, overrides, e)) from e
+
+    def _builds_as_registered(self) -> bool:
+        try:
+            self.builder(**self.params)  # type: ignore[misc]
+        except Exception:
+            return False
+        return True
+
+
+def format_params(params: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in sorted(params.items())) or "none"
+
+
+def _rejected(entry: OpEntry, overrides: Mapping[str, Any], e: BaseException) -> str:
+    what = str(e) or type(e).__name__
+    context = f"op `{entry.id}` with {format_params(overrides)}; registered defaults: {format_params(entry.params)}"
+    if "Fix:" in what and not isinstance(e, VyreError):
+        # A builder's own check, its hint written for the op's users: keep it first (callers match
+        # on its start).
+        return f"{what.rstrip()} ({context})"
+    # Otherwise the hint (if any) is for op authors (an IR literal or shape the builder made): drop it.
+    why = (what.rpartition("Fix:")[0].strip() or what).rstrip(". ")
+    return (f"{context}: the builder rejects these values ({type(e).__name__}: {why}). "
+            f"Fix: pass values the op supports, e.g. the registered defaults, and scale up from there.")
 
 
 _REGISTRY: dict[str, OpEntry] = {}
@@ -60,11 +108,40 @@ def register(entry: OpEntry) -> OpEntry:
 
 
 def get(op_id: str) -> OpEntry:
+    """The entry registered as `op_id`; UnknownOp (a KeyError) names the closest ids if none is."""
     _load_all()
     try:
         return _REGISTRY[op_id]
     except KeyError:
-        raise KeyError(f"no op `{op_id}` is registered. Fix: use one of {sorted(_REGISTRY)}.") from None
+        pass
+    near = suggest(op_id)
+    hint = f" Did you mean: {', '.join(near)}?" if near else ""
+    text = str(op_id)
+    category = next((c for c in (text, text.rpartition("::")[0])
+                     if c and any(i.startswith(c + "::") for i in _REGISTRY)), None)
+    listing = (f"`vyre-vk list {category}` prints that category's ids" if category else
+               "`vyre-vk list` prints every registered id")
+    raise UnknownOp(f"no op `{op_id}` is registered.{hint} Fix: use a registered id; {listing} "
+                    "(`vyre-vk run --all` checks them all).") from None
+
+
+def suggest(op_id: str, n: int = 5) -> list[str]:
+    """Up to `n` registered ids close to `op_id`: ids under it as a prefix (a category), ids with
+    its last segment (a short name), then ids whose last segment is spelled like it, those in
+    its category first."""
+    _load_all()
+    ids = sorted(_REGISTRY)
+    text = str(op_id)
+    category, _, last = text.rpartition("::")
+    by_leaf: dict[str, list[str]] = {}
+    for i in ids:
+        by_leaf.setdefault(i.rpartition("::")[2], []).append(i)
+    found = [i for i in ids if text and i.startswith(text)]
+    found += by_leaf.get(last, [])
+    # Whole ids share long prefixes (vyre-libs::nn::), which swamps difflib's ratio: compare leaves.
+    for leaf in difflib.get_close_matches(last, list(by_leaf), n=n, cutoff=0.7):
+        found += sorted(by_leaf[leaf], key=lambda i: i.rpartition("::")[0] != category)
+    return list(dict.fromkeys(found))[:n]
 
 
 def all_ops() -> list[OpEntry]:

@@ -4,7 +4,14 @@ Example::
 
     >>> from vyre_vk import reference
     >>> outs = reference.run(program, {"x": x, "w1": w1})   # doctest: +SKIP
-"""
-from .eval import EvalError, TrapError, dispatch_grid, fma_f32, run
+    >>> outs = reference.run(program, inputs, max_steps=10**6)  # doctest: +SKIP  (loop work bound)
 
-__all__ = ["run", "dispatch_grid", "EvalError", "TrapError", "fma_f32"]
+Loops are charged against a step budget (vyre_vk.reference.budget; $VYRE_VK_REF_MAX_STEPS);
+past it the run raises StepBudgetExceeded, an EvalError.
+"""
+from .budget import DEFAULT_MAX_STEPS, ENV_VAR as MAX_STEPS_ENV
+from .errors import EvalError, StepBudgetExceeded, TrapError
+from .eval import dispatch_grid, fma_f32, run
+
+__all__ = ["run", "dispatch_grid", "EvalError", "TrapError", "StepBudgetExceeded", "fma_f32",
+           "DEFAULT_MAX_STEPS", "MAX_STEPS_ENV"]

@@ -30,21 +30,25 @@ accumulators, plus `let`s) are evaluated for all iterations at once and summed i
 iteration order (np.add.accumulate is strictly sequential), which is bit-identical to the
 step-by-step loop; if a partial sum is subnormal (where per-step flush-to-zero would
 differ) the loop falls back to stepping.
+
+Loops are charged against a step budget (vyre_vk.reference.budget): a loop bound read from a
+buffer holding 0xFFFFFFFF raises StepBudgetExceeded in seconds instead of running for hours.
 """
 from __future__ import annotations
 
-from vyre_vk.errors import VyreError
-import math
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from ..ir import expr as E
 from ..ir import node as N
 from ..ir.optable import ATOMICS, BINOPS, CASTS, FLT_MIN, UNOPS, BinOp, canon
-from ..ir.program import BufferDecl, Program
-from ..ir.types import BufferAccess, DataType
+from ..ir.program import Program
+from ..ir.types import DataType
 from ..ir.validate import validate as _validate
+from . import budget as _budget
+from .binding import Inputs, _bind_inputs, _has_workgroup_or_atomic, dispatch_grid  # noqa: F401 (re-exported)
+from .errors import EvalError, StepBudgetExceeded, TrapError  # noqa: F401 (re-exported)
 
 U32, I32, F32, BOOL = DataType.U32, DataType.I32, DataType.F32, DataType.Bool
 _KIND = {np.dtype(np.uint32): U32, np.dtype(np.int32): I32, np.dtype(np.float32): F32, np.dtype(np.bool_): BOOL}
@@ -52,121 +56,10 @@ _KIND = {np.dtype(np.uint32): U32, np.dtype(np.int32): I32, np.dtype(np.float32)
 FAST_LOOP_MAX_ELEMENTS = 1 << 22
 
 
-class EvalError(VyreError, RuntimeError):
-    """The reference refuses or aborts a dispatch (vyre-reference errors). Message ends with a Fix."""
-
-
-class TrapError(EvalError):
-    """A `Trap` node was reached by an active invocation."""
-
-
-Inputs = Union[Mapping[str, Any], Sequence[Any]]
-
-
-# ----------------------------------------------------------------------------- grid
-def dispatch_grid(program: Program, counts: Mapping[str, int]) -> tuple[int, int, int]:
-    """Workgroup grid vyre's reference infers from bound element counts (vyre §8.1 step 5).
-
-    `counts` maps buffer name -> element count of the bound data (workgroup buffers are
-    ignored). Invocations = the largest result-buffer count; if the program has atomics or
-    workgroup memory (or no result buffers), the largest count of any bound buffer. The
-    workgroups, ceil(invocations / lanes per workgroup), go on the x axis for a 1-D
-    workgroup shape and are spread as ceil(total ** (1/k)) over k > 1 active axes.
-
-    >>> dispatch_grid(p, {"a": 100, "out": 100})   # doctest: +SKIP  (wg [64,1,1])
-    (2, 1, 1)
-    """
-    outs = [b for b in program.buffers if b.is_result]
-    max_out = max((int(counts.get(b.name, b.count)) for b in outs), default=0)
-    max_in = max([1] + [int(counts.get(b.name, b.count)) for b in program.buffers
-                        if not b.is_workgroup and not b.is_result])
-    force_full = _has_workgroup_or_atomic(program)
-    n = max(max_out, 1, max_in if (not outs or force_full) else 1)
-    sx, sy, sz = program.workgroup_size
-    per_wg = max(1, sx * sy * sz)
-    total = max(1, -(-n // per_wg))
-    active = [a for a, s in enumerate((sx, sy, sz)) if s > 1]
-    if not active:
-        return (total, 1, 1)
-    base = math.ceil(total ** (1.0 / len(active)))  # vyre computes this in f64 too
-    return tuple(base if a in active else 1 for a in range(3))  # type: ignore[return-value]
-
-
-def _has_workgroup_or_atomic(p: Program) -> bool:
-    if any(b.is_workgroup for b in p.buffers):
-        return True
-    stack = list(p.entry)
-    while stack:
-        n = stack.pop()
-        for e in N.node_exprs(n):
-            if any(isinstance(x, E.Atomic) for x in E.walk(e)):
-                return True
-        for _, body in N.node_bodies(n):
-            stack.extend(body)
-    return False
-
-
-# ----------------------------------------------------------------------------- input binding
-def _to_array(decl: BufferDecl, value: Any) -> np.ndarray:
-    st = decl.element.numpy
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        raw = bytes(value)
-        if len(raw) % st.itemsize:
-            raise EvalError(f"buffer `{decl.name}`: {len(raw)} bytes is not a whole number of "
-                            f"{decl.element.value} elements. Fix: pass {st.itemsize}-byte little-endian elements.")
-        arr = np.frombuffer(raw, dtype=st.newbyteorder("<")).astype(st)
-    else:
-        arr = np.asarray(value)
-        if arr.dtype.kind == "f" and decl.element is not F32:
-            raise EvalError(f"buffer `{decl.name}` is {decl.element.value} but got float data. "
-                            "Fix: pass an integer array (or the raw bytes).")
-        if arr.dtype.kind not in "fiub":
-            raise EvalError(f"buffer `{decl.name}`: cannot use {arr.dtype} data. Fix: pass a numeric array.")
-        arr = arr.reshape(-1).astype(st)  # ints wrap into u32 / i32 two's complement
-    if decl.element is F32:
-        arr = canon(arr)  # the reference canonicalises every f32 load
-    if decl.count and arr.size < decl.count:
-        raise EvalError(f"buffer `{decl.name}` has {arr.size} elements but requires at least {decl.count}. "
-                        "Fix: supply the full buffer.")
-    return np.array(arr, dtype=st, copy=True)
-
-
-def _bind_inputs(program: Program, inputs: Inputs) -> dict[str, np.ndarray]:
-    bound = [b for b in program.buffers if not b.is_workgroup]
-    logical = [b for b in bound if b.is_input]
-    values: dict[str, Any] = {}
-    if isinstance(inputs, Mapping):
-        names = {b.name for b in bound}
-        extra = sorted(set(inputs) - names)
-        if extra:
-            raise EvalError(f"unknown input buffer(s) {extra}. Fix: use names from the program's buffers.")
-        for b in logical:
-            if b.name not in inputs:
-                raise EvalError(f"missing input for buffer `{b.name}`. Fix: supply every read/read_write buffer.")
-            values[b.name] = inputs[b.name]
-    else:
-        inputs = list(inputs)
-        # vyre accepts "logical" inputs, or the legacy form with a placeholder per output.
-        if len(inputs) == len(logical):
-            values = {b.name: v for b, v in zip(logical, inputs)}
-        elif len(inputs) == len(bound):
-            values = {b.name: v for b, v in zip(bound, inputs) if b.is_input}
-        else:
-            raise EvalError(f"got {len(inputs)} inputs; the program takes {len(logical)} (or {len(bound)} "
-                            "in the legacy form with output placeholders). Fix: pass one value per input buffer "
-                            "in declaration order.")
-    mem: dict[str, np.ndarray] = {}
-    for b in bound:
-        if b.is_input:
-            mem[b.name] = _to_array(b, values[b.name])
-        else:  # backend-allocated output: zero-filled, count elements
-            mem[b.name] = np.zeros(b.count, dtype=b.element.numpy)
-    return mem
-
-
 # ----------------------------------------------------------------------------- evaluator
 class _Machine:
-    def __init__(self, program: Program, mem: dict[str, np.ndarray], grid: tuple[int, int, int]):
+    def __init__(self, program: Program, mem: dict[str, np.ndarray], grid: tuple[int, int, int],
+                 max_steps: int = _budget.UNLIMITED):
         self.p = program
         self.decls = {b.name: b for b in program.buffers}
         self.mem = mem
@@ -198,6 +91,12 @@ class _Machine:
         self.any_returned = False
         self.fast_plans: dict[int, Any] = {}
         self.fast_loops_enabled = True
+        # Step budget (see vyre_vk.reference.budget): charged per loop iteration, never per expression.
+        self.max_steps = max_steps
+        self.steps = 0
+        self.lane_blocks = max(1, -(-n // _budget.LANES_PER_STEP))
+        self.loop_profiles: dict[int, tuple[int, bool]] = {}
+        self.loop_chain: list[N.Loop] = []  # loops being executed, outermost first (error path)
         self._eval = {
             E.LitU32: lambda e, m: np.asarray(e.value, np.uint32),
             E.LitI32: lambda e, m: np.asarray(e.value, np.int32),
@@ -296,8 +195,10 @@ class _Machine:
         arr = self.mem[e.buffer]
         old = np.zeros(self.n, np.uint32)
         n = arr.shape[0]
+        lanes = np.nonzero(np.broadcast_to(m, (self.n,)))[0]
+        self.steps += lanes.size // _budget.ATOMIC_LANES_PER_STEP  # Python work per lane; checked per iteration
         # Atomics serialise in invocation order; each lane sees the previous lane's result.
-        for lane in np.nonzero(np.broadcast_to(m, (self.n,)))[0]:
+        for lane in lanes:
             i = int(idx[lane])
             if i >= n:
                 continue  # out of bounds: returns 0, writes nothing
@@ -434,26 +335,58 @@ class _Machine:
             a, b = int(lo), int(hi)
         else:
             lo_b, hi_b = np.broadcast_to(lo, (self.n,)), np.broadcast_to(hi, (self.n,))
+            # Lanes with an empty range take no part: they must not stretch the span [a, b).
+            m = m & (lo_b < hi_b)
             act_lo, act_hi = lo_b[m], hi_b[m]
             if act_lo.size == 0:
                 return
+            full = bool(m.all())
             a, b = int(act_lo.min()), int(act_hi.max())
             uniform = a == int(act_lo.max()) and b == int(act_hi.min())
         if a >= b:
             return
-        if uniform and self.fast_loops_enabled and self._fast_loop(n, a, b, m, full):
-            return
-        for t in range(a, b):
-            if uniform:
-                mt, ft = m, full
-            else:
-                mt = m & (lo_b <= t) & (hi_b > t)
-                if not mt.any():
-                    continue
-                ft = bool(mt.all())
-            self.run_list(n.body, mt, ft, {n.var: np.asarray(t, np.uint32)})
-            if self.any_returned and not (m & self.alive).any():
+        prof = self.loop_profiles.get(id(n))
+        if prof is None:
+            prof = self.loop_profiles[id(n)] = _budget.body_profile(n)
+        w, runs_to_end = prof
+        self.loop_chain.append(n)
+        try:
+            if uniform and self.fast_loops_enabled and self._fast_loop(n, a, b, m, full):
+                # One pass over (iterations x lanes) arrays: charged for that width (bounded work).
+                self._charge(w * -(-(b - a) * self.n // _budget.LANES_PER_STEP))
                 return
+            w *= self.lane_blocks  # every stepped iteration is a pass over the whole grid
+            if runs_to_end:  # no Return/Trap/erroring op: the longest lane range surely runs
+                span = b - a if uniform else int((act_hi.astype(np.int64) - act_lo).max())
+                if self.steps + span * w > self.max_steps:
+                    self._charge(span * w)  # fail now rather than after the budget's worth of time
+            t = a
+            while t < b:
+                if uniform:
+                    mt, ft = m, full
+                else:
+                    mt = m & (lo_b <= t) & (hi_b > t)
+                    if not mt.any():  # a gap no active lane iterates in: jump to the next start
+                        later = act_lo[act_lo > t]
+                        if later.size == 0:
+                            return
+                        t = int(later.min())
+                        continue
+                    ft = bool(mt.all())
+                self.steps += w  # inline _charge: this is the per-iteration hot path
+                if self.steps > self.max_steps:
+                    raise _budget.budget_error(self.p.entry, self.loop_chain, self.steps, self.max_steps)
+                self.run_list(n.body, mt, ft, {n.var: np.asarray(t, np.uint32)})
+                if self.any_returned and not (m & self.alive).any():
+                    return
+                t += 1
+        finally:
+            self.loop_chain.pop()
+
+    def _charge(self, steps: int) -> None:
+        self.steps += steps
+        if self.steps > self.max_steps:
+            raise _budget.budget_error(self.p.entry, self.loop_chain, self.steps, self.max_steps)
 
     # ---- accumulate fast path
     def _plan(self, n: N.Loop):
@@ -578,17 +511,20 @@ def fma_f32(a, b, c) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- public entry
 def run(program: Program, inputs: Inputs, grid: Optional[Sequence[int]] = None,
-        validate: bool = True) -> dict[str, np.ndarray]:
+        validate: bool = True, max_steps: Optional[int] = None) -> dict[str, np.ndarray]:
     """Run `program` on NumPy and return every result buffer (ReadWrite/WriteOnly), by name.
 
     `inputs` maps buffer name -> array or little-endian bytes for every input buffer, or is
     a list in declaration order (logical inputs only, or vyre's legacy form with a
-    placeholder per output). `grid` overrides the inferred workgroup grid.
+    placeholder per output). `grid` overrides the inferred workgroup grid. `max_steps` bounds
+    the loop work (vyre_vk.reference.budget): None reads $VYRE_VK_REF_MAX_STEPS, else
+    DEFAULT_MAX_STEPS; 0 is unlimited. Past it a loop raises StepBudgetExceeded.
 
     >>> out = run(copy_program, {"a": np.arange(4, dtype=np.uint32)})   # doctest: +SKIP
     >>> out["out"]
     array([0, 1, 2, 3], dtype=uint32)
     """
+    budget = _budget.resolve_max_steps(max_steps)
     if validate:
         _validate(program)
     mem = _bind_inputs(program, inputs)
@@ -598,7 +534,7 @@ def run(program: Program, inputs: Inputs, grid: Optional[Sequence[int]] = None,
     if len(grid) != 3 or min(grid) < 1:
         raise EvalError(f"grid {grid} must be three positive integers. Fix: pass e.g. (4, 1, 1).")
     with np.errstate(all="ignore"):
-        mach = _Machine(program, mem, grid)  # type: ignore[arg-type]
+        mach = _Machine(program, mem, grid, budget)  # type: ignore[arg-type]
         mach.run_list(program.entry, np.ones(mach.n, dtype=bool), True)
     out: dict[str, np.ndarray] = {}
     for b in program.buffers:

@@ -7,6 +7,7 @@ Example:
 from __future__ import annotations
 
 import atexit
+import os
 import threading
 from typing import Optional, Sequence
 
@@ -18,6 +19,16 @@ from vyre_vk.runtime.kernel import Kernel, KernelTrapError, LaunchError
 
 _default: Optional[Device] = None
 _default_lock = threading.Lock()
+
+
+def _reset_in_child() -> None:
+    # The inherited default device is unusable after fork (Device marks it so); the child opens
+    # its own on first use. The lock may have been held by a parent thread at fork time.
+    global _default_lock
+    _default_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_reset_in_child)
 
 
 def default_device() -> Device:

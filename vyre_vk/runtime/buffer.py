@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from vyre_vk.errors import InputError
 from vyre_vk.runtime import kp_bridge
 
 if TYPE_CHECKING:
@@ -26,9 +27,20 @@ class DeviceArray:
     """A flat array resident in one device's memory (a kp tensor), read-only to kernels' inputs."""
 
     def __init__(self, device: "Device", data: np.ndarray) -> None:
+        if not isinstance(data, np.ndarray):
+            raise InputError(None, f"dev.array() takes a numpy array, got {type(data).__name__}",
+                             "pass e.g. np.asarray(values, dtype=np.float32)")
         arr = np.ascontiguousarray(data).reshape(-1)
+        if arr.dtype.byteorder not in "=|" and arr.dtype.newbyteorder("=") in kp_bridge.KP_DTYPES:
+            arr = arr.astype(arr.dtype.type)  # same values, native order (kp wants the canonical dtype)
         if arr.dtype == np.bool_:
             arr = arr.astype(np.uint32)  # the IR stores Bool as one 32-bit word
+        if arr.dtype not in kp_bridge.KP_DTYPES:
+            raise InputError(None, f"a DeviceArray holds float32, uint32, int32 or bool, got {arr.dtype.name}",
+                             "convert first, e.g. dev.array(x.astype(np.float32)) if that rounding is what you mean")
+        if arr.size == 0:
+            raise InputError(None, "a DeviceArray cannot be empty (Vulkan buffers hold at least one element)",
+                             "pass at least one element")
         if arr.dtype == np.float32:  # f32 inputs are canonicalised at bind time, as by the reference
             from vyre_vk.ir.optable import canon
             arr = canon(arr)
@@ -43,8 +55,8 @@ class DeviceArray:
 
     def tensor_for(self, device: "Device"):
         if device is not self.device:
-            raise ValueError(f"this DeviceArray lives on {self.device!r}, not {device!r}. "
-                             "Fix: create it with the kernel's device (kernel.device.array(...)).")
+            raise InputError(None, f"this DeviceArray lives on {self.device!r}, not on {device!r}",
+                             "create it with the kernel's device (kernel.device.array(...))")
         device.manager  # raises if closed
         return self._tensor
 

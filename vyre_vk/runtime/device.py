@@ -8,17 +8,21 @@ Example:
 from __future__ import annotations
 
 from vyre_vk.errors import EnvironmentProblem
+import gc
+import itertools
 import os
-import re
 import threading
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from vyre_vk import spirv
-from vyre_vk.ir.validate import validate as validate_program
 from vyre_vk.runtime import kp_bridge
+from vyre_vk.ir.validate import ProgramShapeError
+from vyre_vk.runtime.stage import DeviceLimits, ProgramCompileError, compile_stage, op_name  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
     from vyre_vk.ir import Program
@@ -51,14 +55,6 @@ class DeviceError(EnvironmentProblem, RuntimeError):
     """The device cannot be opened, or failed a correctness probe."""
 
 
-class ProgramCompileError(spirv.ShaderCompileError):
-    """shaderc rejected the GLSL lowered from a valid program; ``node_path`` names the IR node."""
-
-    def __init__(self, err: spirv.ShaderCompileError, node_path: str | None) -> None:
-        self.node_path = node_path
-        super().__init__(err.log + (f"\n(at IR node {node_path})" if node_path else ""), err.source, err.name)
-
-
 @dataclass(frozen=True)
 class LoopProbe:
     """What the loop-count probe dispatch counted against what it should count."""
@@ -75,9 +71,44 @@ class LoopProbe:
                 f"and {self.nested:,} of {LOOP_PROBE_OUTER * LOOP_PROBE_INNER:,} nested")
 
 
-def _op_name(program: "Program") -> str:
-    name = getattr(program, "entry_op_id", None) or "program"
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+#: Kernels a Device keeps compiled (least recently used dropped first: their pipelines and
+#: tensors are freed; a dropped Kernel still held by the caller rebuilds them on its next run).
+DEFAULT_MAX_KERNELS = 64
+#: Open (not yet closed or collected) Devices after which opening another runs the cyclic GC.
+COLLECT_AFTER_OPEN_DEVICES = 2
+_serials = itertools.count(1)
+_open_devices: "weakref.WeakSet[Device]" = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    # A forked child shares the parent's Vulkan objects but none of its driver threads:
+    # using them hangs. Mark every inherited device unusable (and never destroy its objects
+    # from here); a lock held by a parent thread at fork time would never be released.
+    for dev in list(_open_devices):
+        dev._forked = True
+        dev.lock = threading.RLock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _env_int(name: str, default: int, minimum: int = 0) -> int:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = minimum - 1
+    if value < minimum:
+        raise DeviceError(f"{name}={raw!r} is not an integer >= {minimum}. Fix: set it to e.g. {default}, or unset it.")
+    return value
+
+
+def _destroy_manager(mgr, pid: int) -> None:
+    """Finaliser of a Device dropped without close(): free its Vulkan objects (not in a forked child)."""
+    if os.getpid() == pid:
+        mgr.destroy()
 
 
 def default_index() -> int:
@@ -101,14 +132,28 @@ class Device:
     """
 
     def __init__(self, index: int | None = None, *, allow_loop_limit: bool = False) -> None:
+        if index is not None and (type(index) is not int or index < 0):
+            raise DeviceError(f"device index {index!r} is not a non-negative integer. "
+                              "Fix: pass an index from `vyre-vk doctor`'s device list.")
         self.index = default_index() if index is None else index
+        self.max_kernels = _env_int("VYRE_VK_MAX_KERNELS", DEFAULT_MAX_KERNELS, 1)
+        if len(_open_devices) >= COLLECT_AFTER_OPEN_DEVICES:
+            # A Device dropped without close() sits in a reference cycle with its kernels until the
+            # cyclic GC runs, which a few big Vulkan objects never trigger: collect now.
+            gc.collect()
         self._mgr = kp_bridge.manager(self.index)
+        self.serial = next(_serials)  # tells two Devices on one index apart in messages
+        self._pid = os.getpid()
+        self._forked = False
+        self._closed = False
+        self._finalizer = weakref.finalize(self, _destroy_manager, self._mgr, self._pid)
+        self.lock = threading.RLock()  # kp objects of one manager are not thread-safe
+        self._kernels: "OrderedDict[str, Kernel]" = OrderedDict()
         self.properties: dict = dict(self._mgr.get_device_properties())
         self.name: str = self.properties["device_name"]
+        self.limits = DeviceLimits.from_properties(self.properties, self.name)
         kp_bridge.set_spin_wait(self.name)
-        self.lock = threading.RLock()  # kp objects of one manager are not thread-safe
-        self._closed = False
-        self._kernels: dict[str, "Kernel"] = {}
+        _open_devices.add(self)
         self.probe = self.loop_probe()
         if not self.probe.passed and not allow_loop_limit:
             self.close()
@@ -120,9 +165,19 @@ class Device:
 
     @property
     def manager(self) -> "kp.Manager":
-        if self._closed:
-            raise DeviceError(f"device {self.index} ({self.name}) is closed. Fix: open a new Device.")
+        self.check_usable()
         return self._mgr
+
+    def check_usable(self) -> None:
+        """Raise DeviceError if this device is closed or was inherited through fork()."""
+        if self._forked:
+            raise DeviceError(
+                f"{self} was opened in process {self._pid} and inherited by this forked process, where "
+                "its Vulkan objects cannot be used (the driver's threads did not survive fork). Fix: open "
+                "a new Device in the child (vyre_vk.run does so by itself), or start workers with "
+                "multiprocessing.get_context('spawn').")
+        if self._closed:
+            raise DeviceError(f"{self} is closed. Fix: open a new Device.")
 
     def loop_probe(self) -> LoopProbe:
         """Dispatch the loop-count probe and report what it counted."""
@@ -145,7 +200,44 @@ class Device:
 
     @property
     def closed(self) -> bool:
-        return self._closed
+        """True once closed, or in a forked child that inherited it (it is unusable there)."""
+        return self._closed or self._forked
+
+    def _remember(self, key: str, kernel: "Kernel") -> "Kernel":
+        """Keep ``kernel`` under ``key`` (LRU, at most ``max_kernels``); the first one kept wins."""
+        with self.lock:
+            kept = self._kernels.setdefault(key, kernel)
+            self._kernels.move_to_end(key)
+            while len(self._kernels) > self.max_kernels:
+                _, old = self._kernels.popitem(last=False)
+                if all(k is not old for k in self._kernels.values()):
+                    old.release()
+            return kept
+
+    def _cached(self, key: str) -> "Kernel | None":
+        with self.lock:
+            kernel = self._kernels.get(key)
+            if kernel is not None:
+                self._kernels.move_to_end(key)
+            return kernel
+
+    def forget(self, kernel: "Kernel") -> None:
+        """Drop ``kernel`` from this device's cache and free its Vulkan objects now.
+
+        >>> dev.forget(dev.compile(program))   # doctest: +SKIP
+        """
+        with self.lock:
+            for key in [k for k, v in self._kernels.items() if v is kernel]:
+                del self._kernels[key]
+            kernel.release()
+
+    def clear_kernels(self) -> None:
+        """Drop every cached kernel (each is freed; recompiling hits the SPIR-V cache)."""
+        with self.lock:
+            kernels = list(self._kernels.values())
+            self._kernels.clear()
+            for kernel in kernels:
+                kernel.release()
 
     def compile(self, program: "Program", optimize=True) -> "Kernel":
         """Validate, lower and compile ``program`` for this device (cached by content hash).
@@ -158,34 +250,24 @@ class Device:
         >>> kernel = dev.compile(program)          # doctest: +SKIP
         >>> out = kernel(a=np.arange(4, dtype=np.uint32))
         """
-        if optimize:
-            from vyre_vk.runtime.graph import compile_optimized
-            from vyre_vk.runtime.kernel import check_bindings
-
-            validate_program(program)
-            check_bindings(program)
-            return compile_optimized(self, program, optimize)
-        from vyre_vk.ir import validate
-        from vyre_vk.lower import lower
+        from vyre_vk.ir import Program
         from vyre_vk.runtime.kernel import Kernel, check_bindings
 
+        if not isinstance(program, Program):
+            raise ProgramShapeError("program", f"expected a vyre_vk.ir.Program, got {type(program).__name__}",
+                                    "build one with Program.new(...) or get(op_id).build()")
+        self.check_usable()
+        if optimize:
+            from vyre_vk.runtime.graph import compile_optimized
+
+            return compile_optimized(self, program, optimize)
         key = program.content_hash()
-        with self.lock:
-            kernel = self._kernels.get(key)
-            if kernel is not None:
-                return kernel
-        validate(program)
-        check_bindings(program)
-        lowered = lower(program)
-        try:
-            words = spirv.compile_glsl(lowered.glsl, name=f"{_op_name(program)}.comp",
-                                       target_env=lowered.target_env)
-        except spirv.ShaderCompileError as e:
-            m = re.search(r":(\d+): error", e.log)
-            raise ProgramCompileError(e, lowered.line_map.get(int(m.group(1))) if m else None) from None
-        with self.lock:
-            kernel = self._kernels.setdefault(key, Kernel.single(self, program, lowered, words))
-        return kernel
+        kernel = self._cached(key)
+        if kernel is not None:
+            return kernel
+        check_bindings(program, self.limits)
+        lowered, words = compile_stage(program, self.limits)
+        return self._remember(key, Kernel.single(self, program, lowered, words))
 
     def array(self, data: np.ndarray) -> "DeviceArray":
         """Upload ``data`` once; pass the result to ``Kernel.run`` to skip its per-run upload."""
@@ -199,7 +281,11 @@ class Device:
             if not self._closed:
                 self._closed = True
                 self._kernels.clear()
-                self._mgr.destroy()
+                _open_devices.discard(self)
+                if not self._forked:  # the parent owns those objects
+                    self._finalizer()
+                else:
+                    self._finalizer.detach()
 
     def __enter__(self) -> "Device":
         return self
@@ -208,5 +294,5 @@ class Device:
         self.close()
 
     def __repr__(self) -> str:
-        state = "closed" if self._closed else "open"
-        return f"<vyre_vk.Device {self.index}: {self.name} ({state})>"
+        state = "forked" if self._forked else "closed" if self._closed else "open"
+        return f"<vyre_vk.Device #{self.serial} [index {self.index}]: {self.name} ({state})>"

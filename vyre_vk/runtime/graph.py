@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 import numpy as np
 
-from vyre_vk import spirv
 from vyre_vk.runtime.inputs import Inputs
-from vyre_vk.runtime.kernel import Kernel, KernelTrapError, Stage, record_ops
+from vyre_vk.runtime.kernel import Kernel, KernelTrapError, LaunchError, Stage, check_bindings, record_ops
+from vyre_vk.runtime.stage import check_limits, compile_stage
 
 if TYPE_CHECKING:
     from vyre_vk.ir import Program
@@ -32,18 +32,6 @@ if TYPE_CHECKING:
 GraphTrapError = KernelTrapError  # a stage of the graph trapped
 
 
-def compile_stage(program: "Program"):
-    """Validate, lower and compile one stage program: (Lowered, SPIR-V words)."""
-    from vyre_vk.ir import validate
-    from vyre_vk.lower import lower
-    from vyre_vk.runtime.device import _op_name
-
-    validate(program)
-    lowered = lower(program)
-    words = spirv.compile_glsl(lowered.glsl, name=f"{_op_name(program)}.comp", target_env=lowered.target_env)
-    return lowered, words
-
-
 class Graph(Kernel):
     """An optimised program on one device: its stage kernels in one submission."""
 
@@ -51,7 +39,7 @@ class Graph(Kernel):
                  max_plans: int = 8) -> None:
         from vyre_vk.opt import coarsen_factor
 
-        stages = [Stage(p, *compile_stage(p), coarsen_factor(p)) for p in graph.stages]
+        stages = [Stage(p, *compile_stage(p, device.limits), coarsen_factor(p)) for p in graph.stages]
         super().__init__(device, graph.program, stages, graph.scratch, max_plans=max_plans)
         self.graph = graph
         self.reports = list(reports)
@@ -75,21 +63,28 @@ class Graph(Kernel):
 def compile_optimized(device: "Device", program: "Program", optimize: Union[bool, set, frozenset, list, tuple]):
     """Device.compile(program, optimize=...): a plain Kernel when no pass changed anything,
     else a Graph (also for a single rewritten stage, so grid overrides keep their meaning)."""
+    from vyre_vk.ir import validate
     from vyre_vk.opt import device_class, optimize as run_passes
 
     passes = True if optimize is True else frozenset(optimize)
     key = f"opt:{program.content_hash()}:{sorted(passes) if passes is not True else 'all'}"
-    with device.lock:
-        hit = device._kernels.get(key)
-        if hit is not None:
-            return hit
+    hit = device._cached(key)
+    if hit is not None:
+        return hit
+    validate(program)
+    check_bindings(program, device.limits)
+    check_limits(program, device.limits)
     graph, reports = run_passes(program, passes, device_class=device_class(device.name))
-    if graph.single == program:
+    try:  # a schedule over this device's limits is not used: the program runs as written
+        for st in graph.stages:
+            check_limits(st, device.limits)
+    except LaunchError:
+        graph = None
+    if graph is None or graph.single == program:
         result = device.compile(program, optimize=False)
     else:
         result = Graph(device, graph, reports)
-    with device.lock:
-        return device._kernels.setdefault(key, result)
+    return device._remember(key, result)
 
 
 __all__ = ["Graph", "GraphTrapError", "compile_optimized", "record_ops", "compile_stage"]

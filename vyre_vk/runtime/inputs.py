@@ -9,23 +9,13 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence, Union
 
-from vyre_vk.errors import VyreError
+from vyre_vk.errors import InputError
 import numpy as np
 
 from vyre_vk.ir import BufferDecl, DataType
 from vyre_vk.runtime.buffer import DeviceArray
 
 Inputs = Union[Mapping[str, Any], Sequence[Any], None]
-
-
-class InputError(VyreError, ValueError):
-    """An input array does not fit the buffer it is bound to (or names no buffer)."""
-
-    def __init__(self, buffer: str | None, message: str, fix: str) -> None:
-        self.buffer = buffer
-        self.fix = fix
-        where = f"buffer `{buffer}`: " if buffer else ""
-        super().__init__(f"{where}{message}. Fix: {fix}.")
 
 
 def describe(decl: BufferDecl) -> str:
@@ -45,8 +35,11 @@ def _coerce(decl: BufferDecl, value: Any) -> np.ndarray:
         arr = value
         if decl.element is DataType.Bool and arr.dtype == np.bool_:
             return arr.reshape(-1).astype(storage)
+        if arr.dtype != storage and arr.dtype.newbyteorder("=") == storage:
+            return arr.reshape(-1).astype(storage)  # other byte order, same values: exact
         if arr.dtype != storage:
-            raise InputError(decl.name, f"expected dtype {storage.name}, got {arr.dtype.name}",
+            got = arr.dtype.str if arr.dtype.name == storage.name else arr.dtype.name
+            raise InputError(decl.name, f"expected dtype {storage.name}, got {got}",
                              f"pass a numpy array of {describe(decl)}, e.g. x.astype(np.{storage.name}) "
                              "if that conversion is what you mean")
         return arr.reshape(-1)
@@ -103,6 +96,11 @@ class Binder:
     def _values(self, inputs: Inputs) -> dict[str, Any]:
         if inputs is None:
             inputs = {}
+        if type(inputs) is not dict and (isinstance(inputs, (str, bytes, np.ndarray, DeviceArray))
+                                         or not isinstance(inputs, (Mapping, Sequence))):
+            raise InputError(None, f"inputs must be a dict of arrays by buffer name (or a list of arrays), "
+                             f"got {type(inputs).__name__}", f"pass e.g. {{{self.logical_names[0]!r}: array}}"
+                             if self.logical_names else "pass {} or None: the program takes no inputs")
         if type(inputs) is dict or isinstance(inputs, Mapping):  # dict first: an ABC check costs ~1 us
             for name in inputs:
                 if name in self._input_names:
@@ -129,6 +127,7 @@ class Binder:
     def __call__(self, inputs: Inputs) -> dict[str, np.ndarray]:
         values = self._values(inputs)
         arrays: dict[str, np.ndarray] = {}
+        resident = False
         for b, storage in self._records:
             value = values.get(b.name, _MISSING)
             if value is _MISSING:  # backend-allocated output
@@ -140,6 +139,7 @@ class Binder:
             elif isinstance(value, DeviceArray):
                 _check_resident(b, value)
                 arrays[b.name] = value  # type: ignore[assignment]
+                resident = True
                 continue
             else:
                 arr = np.ascontiguousarray(_coerce(b, value))
@@ -150,7 +150,23 @@ class Binder:
                 raise InputError(b.name, f"has {arr.size} elements, the program declares {b.count}",
                                  f"pass {describe(b)}")
             arrays[b.name] = arr
+        if resident:
+            self._check_aliases(arrays)
         return arrays
+
+    def _check_aliases(self, arrays: dict) -> None:
+        """Refuse one DeviceArray bound to a written buffer and to any other buffer: the GPU would
+        alias them, where the reference gives each binding its own value."""
+        seen: dict[int, str] = {}
+        for b, _ in self._records:
+            v = arrays.get(b.name)
+            if not isinstance(v, DeviceArray):
+                continue
+            other = seen.setdefault(id(v), b.name)
+            if other != b.name and (b.is_result or self.known[other].is_result):
+                raise InputError(b.name, f"is the same DeviceArray as buffer `{other}`, and one of them is "
+                                 "written by the program, so the device would alias what the reference keeps "
+                                 "apart", "pass a separate copy for one of them, e.g. dev.array(arr.numpy())")
 
 
 _MISSING = object()

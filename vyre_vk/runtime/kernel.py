@@ -43,6 +43,8 @@ MAX_STORAGE_BUFFER_BYTES = 2**31 - 1
 #: Highest binding slot the runtime fills (Kompute binds tensor k at binding k, so gaps are
 #: padded with one-word dummies); far below any driver's maxPerStageDescriptorStorageBuffers.
 MAX_BINDING_SLOTS = 64
+#: Size signatures whose grids a kernel remembers (a cache, so bounded).
+MAX_GRID_SIGNATURES = 64
 
 
 class LaunchError(VyreError, ValueError):
@@ -64,22 +66,23 @@ class KernelTrapError(VyreError, RuntimeError):
                          "(the reference raises EvalError on these inputs too).")
 
 
-def _check_size(name: str, count: int, itemsize: int) -> None:
-    if count * itemsize > MAX_STORAGE_BUFFER_BYTES:
-        raise LaunchError(f"buffer `{name}`: {count} elements x {itemsize} bytes is over the "
-                          f"{MAX_STORAGE_BUFFER_BYTES}-byte storage buffer limit. Fix: split the work "
+def _check_size(name: str, count: int, itemsize: int, limit: int = MAX_STORAGE_BUFFER_BYTES) -> None:
+    if count * itemsize > limit:
+        raise LaunchError(f"buffer `{name}`: {count} elements x {itemsize} bytes is over the device's "
+                          f"{limit}-byte storage buffer range (maxStorageBufferRange). Fix: split the work "
                           "into several dispatches over smaller buffers.")
 
 
-def check_bindings(program: Program) -> None:
+def check_bindings(program: Program, limits=None) -> None:
     """Raise LaunchError for binding slots or declared sizes this runtime cannot bind (before lowering)."""
+    limit = min(MAX_STORAGE_BUFFER_BYTES, limits.storage_buffer_bytes) if limits else MAX_STORAGE_BUFFER_BYTES
     for b in program.buffers:
         if b.is_workgroup:
             continue
         if b.binding >= MAX_BINDING_SLOTS:
             raise LaunchError(f"buffer `{b.name}`: binding {b.binding} is over the runtime's {MAX_BINDING_SLOTS} "
                               "slots. Fix: number storage buffers densely from 0.")
-        _check_size(b.name, b.count, b.element.size)
+        _check_size(b.name, b.count, b.element.size, limit)
 
 
 @dataclass
@@ -133,6 +136,7 @@ class _Plan:
     traps: list                       # (stage index, trap tensor)
     ops: list
     resident: dict[str, DeviceArray]  # owned by the caller; kept alive, never destroyed here
+    grids: list = field(default_factory=list)  # kept alive: plans are keyed by id(grids)
     # Mapped host views, made once: kp's data() builds a new array on every call.
     staging: dict[str, np.ndarray] = field(default_factory=dict)
     results: dict[str, np.ndarray] = field(default_factory=dict)
@@ -173,7 +177,11 @@ class Kernel:
         # leaves alone must come back canonical too, so those are canonicalised on upload.
         self._canon = {b.name for b in self._results if b.is_input and b.element is DataType.F32}
         self._itemsizes = [(b, b.element.size) for b in self.bindings]
+        self._max_bytes = min(MAX_STORAGE_BUFFER_BYTES, device.limits.storage_buffer_bytes)
         self._ranged = [b for b in self._results if b.output_byte_range is not None]
+        # No storage buffer, scratch or trap words at all: a dispatch could change nothing visible.
+        self._nothing_bound = not self._names and not self.scratch and all(
+            st.lowered.trap_binding is None for st in self.stages)
         for st in self.stages:
             self._check_workgroup(st)
             if (st.lowered.trap_binding or 0) >= MAX_BINDING_SLOTS:
@@ -206,9 +214,12 @@ class Kernel:
                 f"workgroup size {wg} exceeds {self.device.name}'s limits (per axis {limit}, "
                 f"{props['max_work_group_invocations']} invocations). Fix: declare a smaller workgroup_size.")
 
-    def _check_grid(self, g: tuple) -> tuple[int, int, int]:
-        if len(g) != 3 or min(g) < 1:
-            raise LaunchError(f"grid {g} must be three positive integers. Fix: pass e.g. (4, 1, 1).")
+    def _check_grid(self, g: Any) -> tuple[int, int, int]:
+        ok = isinstance(g, (tuple, list)) and len(g) == 3 and all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and v >= 1 for v in g)
+        if not ok:
+            raise LaunchError(f"grid {g!r:.80} must be three positive integers. Fix: pass e.g. (4, 1, 1).")
+        g = tuple(int(v) for v in g)
         limit = tuple(self.device.properties["max_work_group_count"])
         if any(a > m for a, m in zip(g, limit)):
             raise LaunchError(
@@ -222,7 +233,9 @@ class Kernel:
             if len(self.stages) != 1:
                 raise LaunchError("a grid override needs a single-stage kernel. "
                                   "Fix: compile with optimize=False to override the grid.")
-            g = self._check_grid(tuple(int(v) for v in grid))
+            g = self._check_grid(tuple(grid) if isinstance(grid, (tuple, list)) else grid)
+            if len(self._grids) >= MAX_GRID_SIGNATURES:
+                self._grids.clear()
             return self._grids.setdefault(("override", g), [g])  # one list object per grid: plans key on it
         sizes = tuple([arrays[n].size for n in self._names])
         grids = self._grids.get(sizes)
@@ -233,6 +246,8 @@ class Kernel:
             for st in self.stages:  # dispatch_grid walks the program: once per size signature
                 g = dispatch_grid(st.program, counts)
                 grids.append(self._check_grid((-(-g[0] // st.factor), g[1], g[2])))
+            if len(self._grids) >= MAX_GRID_SIGNATURES:  # plans keep their own grids alive
+                self._grids.clear()
             self._grids[sizes] = grids
         return grids
 
@@ -279,7 +294,7 @@ class Kernel:
                 seq.record(kp_bridge.dispatch(algorithms[arg]))
         if downloads or traps:
             seq.record(kp_bridge.sync_local([tensors[n] for n in downloads] + [t for _, t in traps]))
-        plan = _Plan(tensors, algorithms, seq, uploads, downloads, traps, list(self.ops), resident,
+        plan = _Plan(tensors, algorithms, seq, uploads, downloads, traps, list(self.ops), resident, grids,
                      staging={n: tensors[n].data() for n in uploads},
                      results={n: tensors[n].data() for n in downloads},
                      trap_words=[(k, t.data()) for k, t in traps])
@@ -292,8 +307,8 @@ class Kernel:
     def _prepare(self, inputs: Inputs, grid) -> tuple[dict, list]:
         arrays = self._bind(inputs)
         for b, itemsize in self._itemsizes:  # before anything is allocated or uploaded
-            if arrays[b.name].size * itemsize > MAX_STORAGE_BUFFER_BYTES:
-                _check_size(b.name, arrays[b.name].size, itemsize)
+            if arrays[b.name].size * itemsize > self._max_bytes:
+                _check_size(b.name, arrays[b.name].size, itemsize, self._max_bytes)
         for name in self._canon:
             if not isinstance(arrays[name], DeviceArray):
                 arrays[name] = canon(arrays[name])
@@ -314,7 +329,10 @@ class Kernel:
 
     def run(self, inputs: Inputs = None, *, grid: Optional[Sequence[int]] = None) -> dict[str, np.ndarray]:
         """Run once. Returns a fresh array per result buffer (read_write / output)."""
+        self.device.check_usable()  # before the lock: a forked child must not wait on the parent's
         arrays, grids = self._prepare(inputs, grid)
+        if self._nothing_bound:  # nothing observable (vyre's reference returns {}); kp cannot bind nothing
+            return {}
         with self.device.lock, self._lock:
             self.device.manager  # raises if the device was closed: its tensors are gone
             plan = self._plan(arrays, grids)
@@ -366,12 +384,16 @@ class Kernel:
         return gpu, host
 
     def release(self) -> None:
-        """Free this kernel's tensors, pipelines and sequences now (else at device close)."""
+        """Free this kernel's tensors, pipelines and sequences now (else at device close).
+
+        The kernel stays usable: its next run rebuilds them from the kept SPIR-V. To also
+        drop it from the device's cache, use ``device.forget(kernel)``."""
         with self._lock:
             if not self.device.closed:
                 for plan in self._plans.values():
                     plan.destroy()
             self._plans.clear()
+            self._grids.clear()
 
 
 __all__ = ["Kernel", "KernelStats", "KernelTrapError", "LaunchError", "InputError", "Stage", "record_ops",

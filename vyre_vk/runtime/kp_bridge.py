@@ -22,7 +22,8 @@ import kp
 
 REQUIRED_PATCHES = ("0001-sequence-reuse-fence", "0002-python-op-memory-barrier",
                     "0003-python-eval-async-no-arg", "0005-sequence-reset-timestamp-queries",
-                    "0006-sequence-spin-wait", "0007-manager-check-create-instance")
+                    "0006-sequence-spin-wait", "0007-manager-check-create-instance",
+                    "0008-python-device-limits")
 
 # kp 0.9.0's tensor_t accepts exactly these; bool is stored as one 32-bit word
 # by the IR, so the runtime never hands kp a numpy bool array.
@@ -46,7 +47,13 @@ def set_spin_wait(device_name: str) -> int:
     """
     env = os.environ.get("VYRE_VK_SPIN_WAIT_US")
     if env is not None:
-        us = int(env)
+        try:
+            us = int(env)
+        except ValueError:
+            us = -1
+        if not 0 <= us <= 10_000_000:
+            raise KomputeError(f"VYRE_VK_SPIN_WAIT_US={env!r} is not a number of microseconds (0 to 10000000). "
+                               f"Fix: set it to e.g. {DEFAULT_SPIN_WAIT_US}, 0 to never spin, or unset it.")
     else:
         us = 0 if any(c in device_name.lower() for c in CPU_DEVICES) else DEFAULT_SPIN_WAIT_US
     kp.set_spin_wait_us(us)
@@ -93,18 +100,19 @@ def list_devices() -> list[dict]:
 def tensor(mgr: "kp.Manager", data: np.ndarray) -> "kp.Tensor":
     arr = np.ascontiguousarray(data).reshape(-1)
     if arr.dtype not in KP_DTYPES:
-        raise KomputeError(f"kp tensors here are float32/uint32/int32, got {arr.dtype}")
+        raise KomputeError(f"kp tensors here are float32/uint32/int32, got {arr.dtype}. "
+                           "Fix: convert the array first (a vyre-vk bug if it came through the runtime).")
     if arr.size == 0:
-        raise KomputeError("Vulkan buffers cannot be empty")
+        raise KomputeError("Vulkan buffers cannot be empty. Fix: pass at least one element.")
     return mgr.tensor_t(arr)
 
 
 def algorithm(mgr: "kp.Manager", tensors: Sequence["kp.Tensor"], spirv: bytes,
               workgroups: tuple[int, int, int]) -> "kp.Algorithm":
     if len(spirv) % 4:
-        raise KomputeError("SPIR-V length is not a multiple of 4 bytes")
+        raise KomputeError("SPIR-V length is not a multiple of 4 bytes. Fix: pass a whole SPIR-V module.")
     if min(workgroups) < 1:
-        raise KomputeError(f"workgroup count {workgroups} must be >= 1 on every axis")
+        raise KomputeError(f"workgroup count {workgroups} must be >= 1 on every axis. Fix: pass e.g. (1, 1, 1).")
     return mgr.algorithm(list(tensors), spirv, list(workgroups), _EMPTY_CONSTS, _EMPTY_CONSTS)
 
 

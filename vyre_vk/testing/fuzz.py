@@ -12,6 +12,9 @@ graph -- passes are a source of bugs of their own):
   dispatch sets the trap word, so Vulkan must raise :class:`~vyre_vk.runtime.KernelTrapError`.
   Outputs of a trapping dispatch are not compared (vyre leaves them undefined).
 * Vulkan raising anything else (or trapping where the reference did not) is a mismatch.
+* reference raises ``StepBudgetExceeded`` (a loop past its step budget, e.g. a bound read
+  from a buffer holding 0xFFFFFFFF) -> ``"skipped"``: there is no expected output and the GPU
+  would spin as long, so Vulkan is not run.
 
 A mismatch is minimised (:func:`minimise`: statements deleted, nested bodies hoisted,
 expressions replaced by literals, while the program stays valid and still fails) and
@@ -36,7 +39,7 @@ from vyre_vk.testing.parity import compare
 
 @dataclass(frozen=True)
 class Outcome:
-    status: str          # "ok" | "trap" (both trapped) | "mismatch"
+    status: str          # "ok" | "trap" (both trapped) | "mismatch" | "skipped" (reference over budget)
     detail: str = ""
     mode: Optional[bool] = None  # the compile mode (optimize=) that failed
 
@@ -50,15 +53,18 @@ MODES = (False, True)
 
 
 def check_case(program: Program, inputs: Mapping[str, np.ndarray], device,
-               modes: Sequence[bool] = MODES) -> Outcome:
+               modes: Sequence[bool] = MODES, max_steps: Optional[int] = None) -> Outcome:
     """Run ``program`` on the reference and on ``device`` once per compile mode in ``modes``;
-    judge as the module doc says. The first failing mode is reported (``[optimize=...]``)."""
+    judge as the module doc says. The first failing mode is reported (``[optimize=...]``).
+    ``max_steps``: the reference's step budget (None: the environment's or the default)."""
     from vyre_vk import reference
-    from vyre_vk.reference import EvalError
+    from vyre_vk.reference import EvalError, StepBudgetExceeded
 
     try:
-        expected = reference.run(program, dict(inputs))
+        expected = reference.run(program, dict(inputs), max_steps=max_steps)
         ref_error = None
+    except StepBudgetExceeded as e:
+        return Outcome("skipped", str(e))
     except EvalError as e:
         expected, ref_error = None, e
     status = "ok"

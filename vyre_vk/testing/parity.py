@@ -117,12 +117,16 @@ def compare(program: Program, expected: Mapping[str, np.ndarray], got: Mapping[s
 
 
 def assert_parity(program: Program, inputs, *, ulp: Optional[int] = None, device=None,
-                  grid: Optional[Sequence[int]] = None) -> ParityReport:
-    """Run ``program`` on the reference and on Vulkan; raise AssertionError naming the worst element."""
+                  grid: Optional[Sequence[int]] = None, max_steps: Optional[int] = None) -> ParityReport:
+    """Run ``program`` on the reference and on Vulkan; raise AssertionError naming the worst element.
+
+    ``max_steps`` is the reference's step budget (:func:`vyre_vk.reference.run`; None: the
+    environment's or the default). A loop past it raises ``StepBudgetExceeded`` before Vulkan runs.
+    """
     from vyre_vk import reference
     from vyre_vk.runtime import default_device
 
-    expected = reference.run(program, inputs, grid=grid)
+    expected = reference.run(program, inputs, grid=grid, max_steps=max_steps)
     got = (device or default_device()).compile(program).run(inputs, grid=grid)
     report = compare(program, expected, got, ulp)
     if not report.ok:

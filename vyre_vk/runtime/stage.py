@@ -1,0 +1,102 @@
+"""One stage program -> (Lowered, SPIR-V), the same way for every caller, within a device's limits.
+
+Device.compile (as written) and the optimised graph both come through
+:func:`compile_stage`, so a shaderc failure always names its IR node and a program
+over the device's shared-memory or workgroup limits is refused before shaderc sees it.
+
+Example:
+    >>> from vyre_vk.runtime.stage import DeviceLimits, compile_stage
+    >>> lowered, words = compile_stage(program, DeviceLimits())   # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Mapping, Optional
+
+from vyre_vk import spirv
+from vyre_vk.runtime.kernel import LaunchError
+
+if TYPE_CHECKING:
+    from vyre_vk.ir import Program
+    from vyre_vk.lower import Lowered
+
+
+class ProgramCompileError(spirv.ShaderCompileError):
+    """shaderc rejected the GLSL lowered from a valid program; ``node_path`` names the IR node."""
+
+    def __init__(self, err: spirv.ShaderCompileError, node_path: Optional[str]) -> None:
+        self.node_path = self.where = node_path
+        super().__init__(err.log + (f"\n(at IR node {node_path})" if node_path else ""), err.source, err.name)
+
+
+@dataclass(frozen=True)
+class DeviceLimits:
+    """The compute limits a stage is checked against. Defaults: Vulkan's guaranteed minimums
+    raised to what every desktop driver reports (lavapipe's 32 KiB shared memory)."""
+    shared_memory_bytes: int = 32768
+    workgroup_invocations: int = 1024
+    workgroup_size: tuple[int, int, int] = (1024, 1024, 64)
+    name: str = "any Vulkan device"
+    storage_buffer_bytes: int = 2**31 - 1
+
+    @classmethod
+    def from_properties(cls, props: Mapping, name: str = "") -> "DeviceLimits":
+        return cls(int(props.get("max_compute_shared_memory_size", cls.shared_memory_bytes)),
+                   int(props["max_work_group_invocations"]), tuple(int(v) for v in props["max_work_group_size"]),
+                   name or str(props.get("device_name", "")),
+                   min(cls.storage_buffer_bytes, int(props.get("max_storage_buffer_range", cls.storage_buffer_bytes))))
+
+
+def shared_bytes(program: "Program", lowered: Optional["Lowered"] = None) -> int:
+    """Workgroup memory one workgroup of ``program`` uses: its workgroup buffers, plus the
+    subgroup-emulation exchange (two u32 halves per lane) once lowered."""
+    total = sum(b.count * b.element.size for b in program.buffers if b.is_workgroup)
+    if lowered is not None and "subgroup_emulation" in lowered.features:
+        sx, sy, sz = program.workgroup_size
+        total += 2 * 4 * sx * sy * sz
+    return total
+
+
+def check_limits(program: "Program", limits: DeviceLimits, lowered: Optional["Lowered"] = None) -> None:
+    """Raise LaunchError when one workgroup of ``program`` needs more than ``limits`` allow."""
+    wg = tuple(int(v) for v in program.workgroup_size)
+    lanes = wg[0] * wg[1] * wg[2]
+    if any(w > m for w, m in zip(wg, limits.workgroup_size)) or lanes > limits.workgroup_invocations:
+        raise LaunchError(
+            f"workgroup size {wg} exceeds {limits.name}'s limits (per axis {limits.workgroup_size}, "
+            f"{limits.workgroup_invocations} invocations). Fix: declare a smaller workgroup_size.")
+    used = shared_bytes(program, lowered)
+    if used > limits.shared_memory_bytes:
+        parts = ", ".join(f"`{b.name}` {b.count} x {b.element.size} B" for b in program.buffers if b.is_workgroup)
+        raise LaunchError(
+            f"one workgroup needs {used:,} bytes of workgroup memory ({parts or 'subgroup exchange'}), over "
+            f"{limits.name}'s maxComputeSharedMemorySize of {limits.shared_memory_bytes:,} bytes. "
+            "Fix: shrink the workgroup buffers or the workgroup size, or keep the data in a storage buffer.")
+
+
+def op_name(program: "Program") -> str:
+    name = getattr(program, "entry_op_id", None) or "program"
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+
+
+def compile_stage(program: "Program", limits: DeviceLimits = DeviceLimits(), *,
+                  validate: bool = True) -> tuple["Lowered", bytes]:
+    """Validate (unless the caller just did), check limits, lower and compile one stage program."""
+    from vyre_vk.ir import validate as validate_program
+    from vyre_vk.lower import lower
+
+    if validate:
+        validate_program(program)
+    check_limits(program, limits)
+    lowered = lower(program)
+    check_limits(program, limits, lowered)
+    try:
+        words = spirv.compile_glsl(lowered.glsl, name=f"{op_name(program)}.comp", target_env=lowered.target_env)
+    except spirv.ShaderCompileError as e:
+        m = re.search(r":(\d+): error", e.log)
+        raise ProgramCompileError(e, lowered.node_at_line(int(m.group(1))) if m else None) from None
+    return lowered, words
+
+
+__all__ = ["DeviceLimits", "ProgramCompileError", "check_limits", "compile_stage", "op_name", "shared_bytes"]
