@@ -8,6 +8,6 @@ Example::
     >>> lowered.glsl.startswith("#version 450")
     True
 """
-from .glsl import TRAP_WORDS, Lowered, LoweringError, assign_names, f32_literal, lower
+from .glsl import TRAP_WORDS, GlslNames, Lowered, LoweringError, f32_literal, glsl_names, lower, stem
 
-__all__ = ["lower", "Lowered", "LoweringError", "TRAP_WORDS", "assign_names", "f32_literal"]
+__all__ = ["lower", "Lowered", "LoweringError", "TRAP_WORDS", "GlslNames", "glsl_names", "stem", "f32_literal"]

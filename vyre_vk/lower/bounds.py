@@ -25,15 +25,21 @@ Interval = tuple[int, int]
 
 
 def gid_key(axis: int) -> str:
-    """The name under which a refined range of gl_GlobalInvocationID.<axis> is kept."""
+    """The key under which a refined range of gl_GlobalInvocationID.<axis> is kept."""
     return f"<gid.{axis}>"
+
+
+def var_key(name: str) -> str:
+    """The key of variable `name`'s range. Any string is a valid name, so one starting with "<" gets
+    one more "<": variable keys then never equal a gid key ("<g..."), and stay distinct."""
+    return "<" + name if name.startswith("<") else name
 
 
 def key_of(e: E.Expr, assigned: set) -> Optional[str]:
     if isinstance(e, E.InvocationId):
         return gid_key(e.axis)
     if isinstance(e, E.Var) and e.name not in assigned:
-        return e.name
+        return var_key(e.name)
     return None
 
 
@@ -43,7 +49,7 @@ def interval(e: E.Expr, env) -> Optional[Interval]:
     if t is E.LitU32:
         return (e.value, e.value)
     if t is E.Var:
-        return env(e.name)
+        return env(var_key(e.name))
     if t is E.InvocationId:
         return env(gid_key(e.axis)) or (0, U32_MAX)
     if t is not E.BinOpExpr:

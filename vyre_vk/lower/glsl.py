@@ -100,101 +100,116 @@ class Lowered:
 
 
 # ----------------------------------------------------------------------------- names
-# GLSL 4.50 keywords, reserved words, types and the built-in functions a local name could
-# shadow. A program name in this set (or starting with gl_, vyre_ or vk_ -- our helpers'
-# and temporaries' prefixes -- or containing "__") is renamed.
-_GLSL_RESERVED = frozenset("""
-attribute const uniform varying buffer shared coherent volatile restrict readonly writeonly
-atomic_uint layout centroid flat smooth noperspective patch sample break continue do for while
-switch case default if else subroutine in out inout float double int void bool true false
-invariant precise discard return mat2 mat3 mat4 dmat2 dmat3 dmat4 mat2x2 mat2x3 mat2x4 dmat2x2
-dmat2x3 dmat2x4 mat3x2 mat3x3 mat3x4 dmat3x2 dmat3x3 dmat3x4 mat4x2 mat4x3 mat4x4 dmat4x2 dmat4x3
-dmat4x4 vec2 vec3 vec4 ivec2 ivec3 ivec4 bvec2 bvec3 bvec4 dvec2 dvec3 dvec4 uint uvec2 uvec3
-uvec4 lowp mediump highp precision sampler1D sampler2D sampler3D samplerCube sampler1DShadow
-sampler2DShadow samplerCubeShadow sampler1DArray sampler2DArray sampler1DArrayShadow
-sampler2DArrayShadow isampler1D isampler2D isampler3D isamplerCube isampler1DArray
-isampler2DArray usampler1D usampler2D usampler3D usamplerCube usampler1DArray usampler2DArray
-sampler2DRect sampler2DRectShadow isampler2DRect usampler2DRect samplerBuffer isamplerBuffer
-usamplerBuffer sampler2DMS isampler2DMS usampler2DMS sampler2DMSArray isampler2DMSArray
-usampler2DMSArray samplerCubeArray samplerCubeArrayShadow isamplerCubeArray usamplerCubeArray
-image1D iimage1D uimage1D image2D iimage2D uimage2D image3D iimage3D uimage3D image2DRect
-iimage2DRect uimage2DRect imageCube iimageCube uimageCube imageBuffer iimageBuffer uimageBuffer
-image1DArray iimage1DArray uimage1DArray image2DArray iimage2DArray uimage2DArray imageCubeArray
-iimageCubeArray uimageCubeArray image2DMS iimage2DMS uimage2DMS image2DMSArray iimage2DMSArray
-uimage2DMSArray struct common partition active asm class union enum typedef template this
-resource goto inline noinline public static extern external interface long short half fixed
-unsigned superp input output hvec2 hvec3 hvec4 fvec2 fvec3 fvec4 sampler3DRect filter sizeof
-cast namespace using main texture sampler samplerShadow subpassInput isubpassInput usubpassInput
-subpassInputMS isubpassInputMS usubpassInputMS demote devicecoherent queuefamilycoherent
-workgroupcoherent subgroupcoherent nonprivate
-radians degrees sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh pow exp log exp2 log2
-sqrt inversesqrt abs sign floor trunc round roundEven ceil fract mod modf min max clamp mix step
-smoothstep isnan isinf floatBitsToInt floatBitsToUint intBitsToFloat uintBitsToFloat fma frexp
-ldexp packUnorm2x16 packSnorm2x16 packUnorm4x8 packSnorm4x8 unpackUnorm2x16 unpackSnorm2x16
-unpackUnorm4x8 unpackSnorm4x8 packHalf2x16 unpackHalf2x16 packDouble2x32 unpackDouble2x32 length
-distance dot cross normalize faceforward reflect refract matrixCompMult outerProduct transpose
-determinant inverse lessThan lessThanEqual greaterThan greaterThanEqual equal notEqual any all
-not uaddCarry usubBorrow umulExtended imulExtended bitfieldExtract bitfieldInsert bitfieldReverse
-bitCount findLSB findMSB atomicAdd atomicMin atomicMax atomicAnd atomicOr atomicXor atomicExchange
-atomicCompSwap barrier memoryBarrier memoryBarrierAtomicCounter memoryBarrierBuffer
-memoryBarrierShared memoryBarrierImage groupMemoryBarrier
-""".split())
-_LEGAL = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
-_RESERVED_PREFIXES = ("gl_", "vyre_", "vk_", "v_")
+# Every program name is spelled in GLSL in a namespace no generated name can enter:
+#
+#   buffer `n`    -> ``b_<stem(n)>`` (block member / shared array), ``vk_<kind>_<stem(n)>`` for
+#                    what the lowering derives from it (block type, accessors, vector temporaries)
+#   variable `n`  -> ``v_<stem(n)>`` (let and loop variables)
+#
+# Generated names are ``vk_*``, ``vyre_*`` (optable helpers), ``gl_*`` builtins, GLSL keywords and
+# the helpers' own function-local names; none starts with ``b_`` or ``v_`` (tests/lower/test_names.py
+# scans the lowering output for that), so a user name can never meet one, whatever it spells.
+#
+# The stem is an injective spelling of any string as ``[A-Za-z0-9]+`` words joined by single
+# ``_`` (so it never holds the ``__`` GLSL reserves, nor ends in ``_``):
+#   * a maximal run of ASCII letters/digits is a *literal* word, copied as is;
+#   * an ``_`` with a literal word on each side is the separator between those two words;
+#   * every other character is an *escape* word: ``Z`` for any other ``_``, ``Z<hex code point>``
+#     for the rest; a literal run starting with ``Z`` has its leading ``Z``s escaped (``Z5a``) so
+#     literal words never start with ``Z``. The empty name (refused by the validator) is ``ZZ``.
+# Decoding is therefore unambiguous: a word starting with ``Z`` is an escape, any other is
+# literal; ``_`` between two literal words decodes to ``_``, every other ``_`` to nothing. A
+# left inverse exists, so the stem is injective: ``a_b`` -> ``a_b``, ``a__b`` -> ``a_Z_Z_b``,
+# ``a-b`` -> ``a_Z2d_b``. A stem longer than ``_MAX_STEM`` (glslang refuses names over 1023
+# characters, and derived names add to it) is cut at ``_MAX_STEM`` characters and gets a
+# final word ``ZZ<k>``, k its rank among the program's long names of that namespace: no other
+# stem has a word starting with ``ZZ`` (escapes are ``Z`` + hex) but the empty name's ``ZZ``
+# (no k), and k differs per name.
+_MAX_STEM = 64
+_LONG_MARK = "ZZ"
+_WORD = re.compile(r"[A-Za-z0-9]+|.", re.DOTALL)
+_ALNUM = re.compile(r"[A-Za-z0-9]+")
 
 
-def _legal_as_is(name: str) -> bool:
-    return (bool(_LEGAL.match(name)) and "__" not in name and not name.endswith("_")
-            and name not in _GLSL_RESERVED and not name.startswith(_RESERVED_PREFIXES) and len(name) <= 64)
+def _escape(ch: str) -> str:
+    return "Z" if ch == "_" else f"Z{ord(ch):x}"  # "_" is the commonest escape: keep it short
 
 
-def _mangle(name: str) -> str:
-    """`v_` + the name with every run of non-alphanumerics collapsed to one `_`."""
-    body = re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_")[:60]
-    return "v_" + (body or "x")
+def _run_words(run: str) -> list[str]:
+    """Words of an alphanumeric run: its leading ``Z``s escaped, then the rest as one literal word."""
+    rest = run.lstrip("Z")
+    return [_escape("Z")] * (len(run) - len(rest)) + ([rest] if rest else [])
 
 
-def assign_names(names: list[str]) -> dict[str, str]:
-    """Injective, deterministic map of program names (buffers and variables) to GLSL names.
+def stem(name: str) -> str:
+    """Injective spelling of `name` as ``[A-Za-z0-9]+`` words joined by single ``_`` (module notes).
 
-    Legal names that touch nothing reserved keep their spelling; every other name becomes
-    ``v_<sanitised>`` plus ``_<n>`` on a clash, deciding clashes in sorted name order.
-
-    >>> assign_names(["input", "acc", "__forever__", "a-b", "a_b"])["input"]
-    'v_input'
+    >>> stem("x"), stem("a_b"), stem("a__b"), stem("__init__"), stem("a_Zeta"), stem("a::b")
+    ('x', 'a_b', 'a_Z_Z_b', 'Z_Z_init_Z_Z', 'a_Z_Z5a_eta', 'a_Z3a_Z3a_b')
     """
-    out: dict[str, str] = {}
-    taken: set[str] = set()
-    uniq = sorted(set(names))
-    for n in uniq:
-        if _legal_as_is(n):
-            out[n] = n
-            taken.add(n)
-    for n in uniq:
-        if n in out:
-            continue
-        base = cand = _mangle(n)
-        k = 1
-        while cand in taken:
-            cand = f"{base}_{k}"
-            k += 1
-        out[n] = cand
-        taken.add(cand)
+    tokens = _WORD.findall(name)
+    alnum = [bool(_ALNUM.fullmatch(t)) for t in tokens]
+    words: list[str] = []
+    for i, tok in enumerate(tokens):
+        if alnum[i]:
+            words.extend(_run_words(tok))
+        elif (tok == "_" and 0 < i < len(tokens) - 1 and alnum[i - 1] and alnum[i + 1]
+              and tokens[i - 1].lstrip("Z") and not tokens[i + 1].startswith("Z")):
+            continue  # a separator: implied between two literal words
+        else:
+            words.append(_escape(tok))
+    return "_".join(words) or _LONG_MARK
+
+
+def _stems(names: list[str]) -> dict[str, str]:
+    """`stem` of each name, long ones cut and numbered (module notes); deterministic."""
+    out = {n: stem(n) for n in set(names)}
+    long_names = sorted(n for n, s in out.items() if len(s) > _MAX_STEM)
+    for k, n in enumerate(long_names):
+        out[n] = f"{out[n][:_MAX_STEM].rstrip('_')}_{_LONG_MARK}{k}"
     return out
 
 
-def _collect_names(program: Program) -> list[str]:
-    names = [b.name for b in program.buffers]
+@dataclass(frozen=True)
+class GlslNames:
+    """GLSL spellings of one program's names. `buffers`: IR buffer name -> its stem (the block
+    member is ``b_<stem>``, derived names ``vk_<kind>_<stem>``); `variables`: IR variable name
+    -> GLSL variable name (``v_<stem>``)."""
+
+    buffers: dict[str, str]
+    variables: dict[str, str]
+
+    def buf(self, name: str) -> str:
+        return "b_" + self.buffers[name]
+
+
+def glsl_names(program: Program) -> GlslNames:
+    """The GLSL names of every buffer, let and loop variable of `program` (module notes).
+
+    >>> from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+    >>> p = Program.wrapped([BufferDecl.output("i", 0, DataType.U32).with_count(1)], (1, 1, 1),
+    ...     [wrap_anonymous("t", [Node.let_bind("i", Expr.u32(1)), Node.store("i", Expr.u32(0), Expr.var("i"))])])
+    >>> names = glsl_names(p)
+    >>> names.buf("i"), names.variables["i"]
+    ('b_i', 'v_i')
+    """
+    variables: list[str] = []
     stack = list(program.entry)
     while stack:
         n = stack.pop()
-        if isinstance(n, (N.Let,)):
-            names.append(n.name)
+        if isinstance(n, N.Let):
+            variables.append(n.name)
         elif isinstance(n, N.Loop):
-            names.append(n.var)
+            variables.append(n.var)
         for _, body in N.node_bodies(n):
             stack.extend(body)
-    return names
+    return GlslNames(buffers=_stems([b.name for b in program.buffers]),
+                     variables={n: "v_" + s for n, s in _stems(variables).items()})
+
+
+def _comment(text: object) -> str:
+    """`text` safe inside a one-line ``//`` comment: printable ASCII, no backslash (a line splice)."""
+    return re.sub(r"[^\x20-\x7E]|\\", "?", str(text))
 
 
 # ----------------------------------------------------------------------------- literals
@@ -274,7 +289,9 @@ class _Lowerer:
     def __init__(self, program: Program):
         self.p = program
         self.decls = {b.name: b for b in program.buffers}
-        self.names = assign_names(_collect_names(program))
+        self.names = glsl_names(program)
+        self.var = self.names.variables  # IR variable -> GLSL name
+        self.stem = self.names.buffers   # IR buffer -> stem of its derived vk_* names
         self.helpers: set[str] = set()
         self.loads: set[str] = set()
         self.stores: set[str] = set()
@@ -324,11 +341,11 @@ class _Lowerer:
         if t is E.LitBool:
             return ("true" if e.value else "false"), BOOL
         if t is E.Var:
-            return self.names[e.name], self.var_type(e.name, path)
+            return self.var[e.name], self.var_type(e.name, path)
         if t is E.Load:
             d = self.buffer(e.buffer, path)
             if self.vector_index(e.buffer, e.index, self.vplan.loads if self.vplan else ()):
-                lane = f"vk_vl_{self.names[d.name]}.{component(self.vlane)}"
+                lane = f"vk_vl_{self.stem[d.name]}.{component(self.vlane)}"
                 if d.element is F32:
                     self.helpers.add("vyre_canon")
                     return f"vyre_canon({lane})", F32
@@ -337,14 +354,14 @@ class _Lowerer:
             r = self.interval(e.index) if self.pred is None and d.count > 0 else None
             if r is not None and r[1] < d.count:  # provably inside the declared (hence bound) length
                 self.nloads.add(d.name)
-                return f"vk_ldn_{self.names[d.name]}({idx})", d.element
+                return f"vk_ldn_{self.stem[d.name]}({idx})", d.element
             self.loads.add(d.name)
-            return f"vk_ld_{self.names[d.name]}({idx})", d.element
+            return f"vk_ld_{self.stem[d.name]}({idx})", d.element
         if t is E.BufLen:
             d = self.buffer(e.buffer, path)
             if d.is_workgroup:
                 return _u32_literal(d.count), U32
-            return f"uint({self.names[d.name]}.length())", U32
+            return f"uint({self.names.buf(d.name)}.length())", U32
         if t is E.InvocationId:
             return f"gl_GlobalInvocationID.{'xyz'[e.axis]}", U32
         if t is E.WorkgroupId:
@@ -394,7 +411,7 @@ class _Lowerer:
             args.append(self.expr(e.value, path + ".value")[0])
             self.atomics.add((info.name, d.name))
             self.features.add("atomics")
-            return f"vk_at_{info.name.lower()}_{self.names[d.name]}({', '.join(args)})", U32
+            return f"vk_at_{info.name.lower()}_{self.stem[d.name]}({', '.join(args)})", U32
         if t is E.SubgroupLocalId:
             return f"(gl_LocalInvocationIndex & {E.SUBGROUP_WIDTH - 1}u)", U32
         if t is E.SubgroupSize:
@@ -516,10 +533,11 @@ class _Lowerer:
         self.scopes.pop()
         self.depth -= 1
 
-    def range_of(self, name: str):
+    def range_of(self, key: str):
+        """Known range under a bounds.py key (bounds.var_key / bounds.gid_key), or None."""
         for s in reversed(self.iv):
-            if name in s:
-                return s[name]
+            if key in s:
+                return s[key]
         return None
 
     def interval(self, e: E.Expr):
@@ -539,15 +557,15 @@ class _Lowerer:
         t = type(n)
         if t is N.Let:
             v, vt = self.expr(n.value, path + ".value")
-            self.emit(f"{vt.glsl} {self.names[n.name]} = {self.guard(v, _ZERO[vt])};", path)
+            self.emit(f"{vt.glsl} {self.var[n.name]} = {self.guard(v, _ZERO[vt])};", path)
             self.scopes[-1][n.name] = vt
             if vt is U32 and self.pred is None and n.name not in self.assigned:
                 r = self.interval(n.value)
                 if r is not None:
-                    self.iv[-1][n.name] = r
+                    self.iv[-1][bounds.var_key(n.name)] = r
         elif t is N.Assign:
             v, _ = self.expr(n.value, path + ".value")
-            assign = f"{self.names[n.name]} = {v};"
+            assign = f"{self.var[n.name]} = {v};"
             self.emit(f"if ({self.pred}) {{ {assign} }}" if self.pred else assign, path)
         elif t is N.If and self.carries_sg(n):
             self.predicated_if(n, path)
@@ -556,7 +574,7 @@ class _Lowerer:
             idx, _ = self.expr(n.index, path + ".index")
             v, vt = self.expr(n.value, path + ".value")
             self.stores.add(d.name)
-            self.emit(f"if ({self.pred}) {{ vk_st_{self.names[d.name]}({idx}, {self.to_storage(v, vt, d.element)}); }}",
+            self.emit(f"if ({self.pred}) {{ vk_st_{self.stem[d.name]}({idx}, {self.to_storage(v, vt, d.element)}); }}",
                       path)
         elif t is N.Store:
             d = self.buffer(n.buffer, path)
@@ -566,13 +584,13 @@ class _Lowerer:
                 if d.element is F32:
                     self.helpers.add("vyre_canon")
                     v = f"vyre_canon({v})"
-                name = self.names[d.name]
+                name = self.stem[d.name]
                 self.emit(f"vk_vs_{name}.{component(self.vlane)} = {v}; vk_vm_{name} |= {1 << self.vlane}u;", path)
                 return
             idx, _ = self.expr(n.index, path + ".index")
             v, vt = self.expr(n.value, path + ".value")
             self.stores.add(d.name)
-            self.emit(f"vk_st_{self.names[d.name]}({idx}, {self.to_storage(v, vt, d.element)});", path)
+            self.emit(f"vk_st_{self.stem[d.name]}({idx}, {self.to_storage(v, vt, d.element)});", path)
         elif t is N.If:
             c = _unwrap(self.cond(n.cond, path + ".cond"))
             self.block(n.then, path + ".if.then", f"if ({c}) {{", path,
@@ -585,9 +603,9 @@ class _Lowerer:
             lo, _ = self.expr(n.from_, path + ".from")
             hi, _ = self.expr(n.to, path + ".to")
             self.tmp += 1
-            end, var = f"vk_end{self.tmp}", self.names[n.var]
+            end, var = f"vk_end{self.tmp}", self.var[n.var]
             lo_r, hi_r = self.interval(n.from_), self.interval(n.to)
-            ranges = ({n.var: (lo_r[0], hi_r[1] - 1)} if lo_r and hi_r and lo_r[0] <= hi_r[1] - 1
+            ranges = ({bounds.var_key(n.var): (lo_r[0], hi_r[1] - 1)} if lo_r and hi_r and lo_r[0] <= hi_r[1] - 1
                       and n.var not in self.assigned else {})
             # Both bounds evaluated once, `from` first; var < end keeps var++ from wrapping.
             self.block(n.body, f"{path}.loop({n.var}).body",
@@ -598,8 +616,7 @@ class _Lowerer:
             self.block(n.body, path + ".block.body", "{", path)
             self.emit("}", path)
         elif t is N.Region:
-            gen = re.sub(r"[^\x20-\x7E]|\*/|\\", "?", str(n.generator))  # keep the comment one clean line
-            self.block(n.body, path + ".region.body", f"{{  // region {gen}", path)
+            self.block(n.body, path + ".region.body", f"{{  // region {_comment(n.generator)}", path)
             self.emit("}", path)
         elif t is N.Barrier:
             self.features.add("barrier")
@@ -646,36 +663,35 @@ class _Lowerer:
 
     def vector_region(self, plan: VectorPlan, path: str) -> None:
         region = plan.region
-        gen = re.sub(r"[^\x20-\x7E]|\*/|\\", "?", str(region.generator))
-        self.emit(f"{{  // region {gen} (16-byte loads/stores when all four elements are in bounds)", path)
+        self.emit(f"{{  // region {_comment(region.generator)} (16-byte loads/stores when all four elements are in bounds)", path)
         self.depth += 1
         self.scopes.append({})
         rb = path + ".region.body"
         self.stmt(region.body[0], rb + "[0]")  # let base = gid.x * 4
         lp = rb + "[1]"
         inner = f"{lp}.loop({plan.lane}).body"
-        base, names = self.names[plan.base], self.names
+        base, var, stems = self.var[plan.base], self.var, self.stem
         tot, _ = self.expr(plan.total, inner + "[1].cond.right")
         self.emit(f"uint vk_vtot = {tot};", lp)
         q = f"({base} >> 2u)"
         conds = ["vk_vtot >= 4u", f"{base} <= vk_vtot - 4u"]
-        conds += [f"{q} < uint(vk_v4_{names[b]}.length())" for b in plan.loads + plan.stores]
+        conds += [f"{q} < uint(vk_v4_{stems[b]}.length())" for b in plan.loads + plan.stores]
         self.emit(f"if ({' && '.join(conds)}) {{", lp)
         self.depth += 1
         for b in plan.loads:
             vt = vec_type(self.decls[b].element.glsl_storage)
-            self.emit(f"{vt} vk_vl_{names[b]} = vk_v4_{names[b]}[{q}];", lp)
+            self.emit(f"{vt} vk_vl_{stems[b]} = vk_v4_{stems[b]}[{q}];", lp)
         for b in plan.stores:
             vt = vec_type(self.decls[b].element.glsl_storage)
-            self.emit(f"{vt} vk_vs_{names[b]} = {vt}(0); uint vk_vm_{names[b]} = 0u;", lp)
+            self.emit(f"{vt} vk_vs_{stems[b]} = {vt}(0); uint vk_vm_{stems[b]} = 0u;", lp)
         self.vplan = plan
         for c in range(4):
             self.vlane = c
             self.emit("{", lp)
             self.depth += 1
             self.scopes.append({plan.lane: U32, plan.elem: U32})
-            self.emit(f"uint {names[plan.lane]} = {c}u;", lp)
-            self.emit(f"uint {names[plan.elem]} = ({base} + {names[plan.lane]});", inner + "[0]")
+            self.emit(f"uint {var[plan.lane]} = {c}u;", lp)
+            self.emit(f"uint {var[plan.elem]} = ({base} + {var[plan.lane]});", inner + "[0]")
             for i, n in enumerate(plan.body):
                 self.stmt(n, f"{inner}[1].if.then[{i}]")
             self.scopes.pop()
@@ -683,12 +699,12 @@ class _Lowerer:
             self.emit("}", lp)
         self.vlane = self.vplan = None
         for b in plan.stores:
-            n = names[b]
+            n, member = stems[b], self.names.buf(b)
             self.emit(f"if (vk_vm_{n} == 15u) {{", lp)
             self.emit(f"    vk_v4_{n}[{q}] = vk_vs_{n};", lp)
             self.emit("} else {", lp)
             for c in range(4):
-                self.emit(f"    if ((vk_vm_{n} & {1 << c}u) != 0u) {{ {n}[{base} + {c}u] = vk_vs_{n}.{component(c)}; }}", lp)
+                self.emit(f"    if ((vk_vm_{n} & {1 << c}u) != 0u) {{ {member}[{base} + {c}u] = vk_vs_{n}.{component(c)}; }}", lp)
             self.emit("}", lp)
         self.depth -= 1
         self.emit("} else {", lp)
@@ -744,34 +760,33 @@ class _Lowerer:
         out: list[tuple[str, Optional[str]]] = []
         add = lambda text, path=None: out.append((text, path))  # noqa: E731
         op_id = p.entry_op_id or next((n.generator for n in p.entry if isinstance(n, N.Region)), "?")
-        op_id = re.sub(r"[^\x20-\x7E]", "?", str(op_id))
         sx, sy, sz = p.workgroup_size
         add("#version 450")
-        add(f"// vyre op: {op_id}")
+        add(f"// vyre op: {_comment(op_id)}")
         add(f"// program content hash: {p.content_hash()}")
         add("// generated by vyre_vk.lower from vyre IR; do not edit")
         add(f"layout(local_size_x = {sx}, local_size_y = {sy}, local_size_z = {sz}) in;")
         add("")
         for b in storage:
-            name = self.names[b.name]
+            name, st = self.names.buf(b.name), self.stem[b.name]
             quals = []
             if b.access in (BufferAccess.ReadOnly, BufferAccess.Uniform):
                 quals.append("readonly")
             elif barrier:
                 quals.append("coherent")  # writes must be visible to the workgroup after a barrier
             q = " ".join(quals) + (" " if quals else "")
-            add(f"layout(std430, set = 0, binding = {b.binding}) {q}buffer vk_buf_{name} "
+            add(f"layout(std430, set = 0, binding = {b.binding}) {q}buffer vk_buf_{st} "
                 f"{{ {b.element.glsl_storage} {name}[]; }};  // {b.element.value}, {b.access.value}")
             if plan is not None and b.name in plan.loads + plan.stores:  # same binding, 16-byte view
-                add(f"layout(std430, set = 0, binding = {b.binding}) {q}buffer vk_buf4_{name} "
-                    f"{{ {vec_type(b.element.glsl_storage)} vk_v4_{name}[]; }};  // {b.name} as 4-word vectors")
+                add(f"layout(std430, set = 0, binding = {b.binding}) {q}buffer vk_buf4_{st} "
+                    f"{{ {vec_type(b.element.glsl_storage)} vk_v4_{st}[]; }};  // {name} as 4-word vectors")
         for b in workgroup:
-            add(f"shared {b.element.glsl_storage} {self.names[b.name]}[{b.count}];  // {b.element.value}, workgroup")
+            add(f"shared {b.element.glsl_storage} {self.names.buf(b.name)}[{b.count}];  // {b.element.value}, workgroup")
         if self.sg:
             self.features.add("subgroup_emulation")
             add(f"shared uint vk_sg[{2 * self.sg_lanes()}];  // width-32 subgroup exchange, two halves")
         if needs_trap:
-            add(f"layout(std430, set = 0, binding = {trap_binding}) buffer vk_buf_trap {{ uint vk_trap[]; }};")
+            add(f"layout(std430, set = 0, binding = {trap_binding}) buffer vk_trapbuf {{ uint vk_trap[]; }};")
             add("")
             add("// Record the first trap (flag, code, invocation, address); the runtime raises on it.")
             add("void vk_trap_at(uint code, uint address) {")
@@ -801,7 +816,7 @@ class _Lowerer:
         if workgroup:
             lanes = sx * sy * sz
             for b in workgroup:
-                name = self.names[b.name]
+                name = self.names.buf(b.name)
                 zero = {"uint": "0u", "int": "0", "float": "0.0"}[b.element.glsl_storage]
                 add(f"    for (uint vk_z = gl_LocalInvocationIndex; vk_z < {b.count}u; vk_z += {lanes}u) "
                     f"{{ {name}[vk_z] = {zero}; }}")
@@ -819,12 +834,11 @@ class _Lowerer:
                        trap_binding=trap_binding, trap_codes=codes)
 
     def accessors(self) -> list[str]:
-        """Bounds-checked load/store/atomic functions for the buffers the program touches (parameters
-        are `vk_`-prefixed, a prefix program names never keep, so a buffer named `i` or `v` cannot
-        shadow them)."""
+        """Bounds-checked load/store/atomic functions for the buffers the program touches, named
+        ``vk_<kind>_<stem>`` (parameters are `vk_` names too; program names are all `b_`/`v_`)."""
         lines: list[str] = []
         for b in self.p.buffers:  # declaration order: deterministic
-            name = self.names[b.name]
+            name, sm = self.names.buf(b.name), self.stem[b.name]
             st, el = b.element.glsl_storage, b.element
             length = f"{b.count}u" if b.is_workgroup else f"uint({name}.length())"
             if b.name in self.loads or b.name in self.nloads:
@@ -840,16 +854,16 @@ class _Lowerer:
                 else:
                     val = raw
                 if b.name in self.loads:
-                    lines.append(f"{el.glsl} vk_ld_{name}(uint vk_i) {{ uint vk_n = {length}; "
+                    lines.append(f"{el.glsl} vk_ld_{sm}(uint vk_i) {{ uint vk_n = {length}; "
                                  f"{st} vk_x = {name}[min(vk_i, vk_n - 1u)]; "
                                  f"return vk_i < vk_n ? {val} : {_ZERO[el]}; }}")
                 if b.name in self.nloads:  # index proven < declared count (bounds.py)
-                    lines.append(f"{el.glsl} vk_ldn_{name}(uint vk_i) {{ {st} vk_x = {name}[vk_i]; return {val}; }}")
+                    lines.append(f"{el.glsl} vk_ldn_{sm}(uint vk_i) {{ {st} vk_x = {name}[vk_i]; return {val}; }}")
             if b.name in self.stores:
                 val = "vyre_canon(vk_v)" if el is F32 else "vk_v"
                 if el is F32:
                     self.helpers.add("vyre_canon")
-                lines.append(f"void vk_st_{name}(uint vk_i, {st} vk_v) {{ if (vk_i < {length}) {name}[vk_i] = {val}; }}")
+                lines.append(f"void vk_st_{sm}(uint vk_i, {st} vk_v) {{ if (vk_i < {length}) {name}[vk_i] = {val}; }}")
             for op, buf in sorted(self.atomics):
                 if buf != b.name:
                     continue
@@ -858,7 +872,7 @@ class _Lowerer:
                     sig, call = "uint vk_i, uint vk_e, uint vk_v", f"{info.glsl}({name}[vk_i], vk_e, vk_v)"
                 else:
                     sig, call = "uint vk_i, uint vk_v", f"{info.glsl}({name}[vk_i], vk_v)"
-                lines.append(f"uint vk_at_{op.lower()}_{name}({sig}) {{ return vk_i < {length} ? {call} : 0u; }}")
+                lines.append(f"uint vk_at_{op.lower()}_{sm}({sig}) {{ return vk_i < {length} ? {call} : 0u; }}")
         return lines
 
 
