@@ -1,14 +1,14 @@
 """Device limits: typed errors before any allocation or dispatch, never a driver crash.
 
 Limits used: maxComputeWorkGroupCount / maxComputeWorkGroupSize / maxComputeWorkGroupInvocations
-from kp's get_device_properties(); kp does not report maxStorageBufferRange, so the runtime
-uses MAX_STORAGE_BUFFER_BYTES = 2**31 - 1 bytes per buffer (documented in runtime/kernel.py).
+and (patch 0008) maxComputeSharedMemorySize / maxStorageBufferRange from kp's
+get_device_properties(); a bound buffer is at most min(maxStorageBufferRange, 2**31 - 1) bytes.
 """
 import numpy as np
 import pytest
 
 from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from vyre_vk.runtime import Device, DeviceError, LaunchError, LoopProbe, kernel as kernel_mod, kp_bridge
+from vyre_vk.runtime import Device, DeviceError, LaunchError, LoopProbe, kp_bridge
 from vyre_vk.runtime.device import LOOP_PROBE_INNER, LOOP_PROBE_N, LOOP_PROBE_OUTER
 
 U32 = DataType.U32
@@ -30,16 +30,16 @@ def no_kp(monkeypatch):
 
 @pytest.mark.parametrize("count", [2**29, 2**30, 2**32 - 1])
 def test_declared_buffer_over_the_storage_limit(vk_device, no_kp, count):
-    with pytest.raises(LaunchError, match="storage buffer limit"):
+    with pytest.raises(LaunchError, match="storage buffer range"):
         vk_device.compile(_copy(count_out=count))
 
 
 def test_bound_array_over_the_storage_limit_before_upload(vk_device, monkeypatch):
     k = vk_device.compile(_copy())
-    monkeypatch.setattr(kernel_mod, "MAX_STORAGE_BUFFER_BYTES", 64)
+    monkeypatch.setattr(k, "_max_bytes", 64)
     assert k.run({"a": np.arange(16, dtype=np.uint32)})["out"].tolist() == [0, 1, 2, 3]  # 64 bytes: fits
     monkeypatch.setattr(kp_bridge, "tensor", lambda *a: (_ for _ in ()).throw(AssertionError("reached kp")))
-    with pytest.raises(LaunchError, match="storage buffer limit"):
+    with pytest.raises(LaunchError, match="storage buffer range"):
         k.run({"a": np.arange(17, dtype=np.uint32)})
 
 
@@ -57,7 +57,7 @@ def test_grid_over_max_work_group_count(vk_device, no_kp):
 def test_workgroup_over_device_limits(vk_device, monkeypatch):
     props = dict(vk_device.properties, max_work_group_size=(32, 4, 1), max_work_group_invocations=64)
     monkeypatch.setattr(vk_device, "properties", props)
-    monkeypatch.setattr(vk_device, "_kernels", {})
+    monkeypatch.setattr(vk_device, "_kernels", type(vk_device._kernels)())
     for wg in [(64, 1, 1), (1, 8, 1), (1, 1, 2), (32, 4, 1)]:  # last: per-axis ok, 128 > 64 invocations
         with pytest.raises(LaunchError, match="workgroup size"):
             vk_device.compile(_copy(wg=wg))
