@@ -63,9 +63,13 @@ class InputError(VyreError, ValueError):
         self.fix = fix
 
 
+class LaunchError(VyreError, ValueError):
+    """A dispatch the device cannot run as asked (grid, workgroup, buffer or binding over its limits)."""
+
+
 class CacheWarning(UserWarning):
     """A SPIR-V cache entry was discarded (corrupt, foreign, unreadable) and recompiled."""
 
 
-__all__ = ["VyreError", "EnvironmentProblem", "InputError", "CacheWarning", "EXIT_OK", "EXIT_CHECK_FAILED",
+__all__ = ["VyreError", "EnvironmentProblem", "InputError", "LaunchError", "CacheWarning", "EXIT_OK", "EXIT_CHECK_FAILED",
            "EXIT_USAGE", "EXIT_ENVIRONMENT"]

@@ -10,7 +10,7 @@ from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
 from vyre_vk.ir.types import BufferAccess
 from vyre_vk.ops import get
 from vyre_vk.opt import ProgramGraph, optimize
-from vyre_vk.runtime.graph import Graph, record_ops
+from vyre_vk.compile import from_graph, record_ops
 from vyre_vk.runtime.kernel import Kernel
 from vyre_vk.testing.parity import compare
 from vyre_vk.testing.vectors import expected_arrays
@@ -38,8 +38,8 @@ def test_seed_registered_vector_optimised(vk_device):
     entry = get(SEED)
     program = entry.build()
     k = vk_device.compile(program, optimize=True)
-    assert isinstance(k, Graph) and len(k.stages) == 3  # fission: h and g chains, combine, main
-    gh, fa, fb = (s.name for s in k.graph.scratch)
+    assert k.compiled.optimized and len(k.stages) == 3  # fission: h and g chains, combine, main
+    gh, fa, fb = (s.name for s in k.scratch)
     assert k.ops == [("dispatch", 0), ("barrier", tuple(sorted((fa, fb)))), ("dispatch", 1), ("barrier", (gh,)),
                      ("dispatch", 2)]
     for case, exp in zip(entry.test_inputs(), entry.expected_output()):
@@ -91,7 +91,7 @@ def test_graph_barrier_on_vulkan(vk_device):
                                    Expr.mul(Expr.load("a", i), Expr.load("a", i))))]))])
     graph = ProgramGraph(original, (p0, p1, main), (BufferDecl.read("s1", 0, F32).with_count(n),
                                                      BufferDecl.read("s2", 0, F32).with_count(n)))
-    g = Graph(vk_device, graph)
+    g = Kernel(vk_device, from_graph(graph))
     assert g.ops == [("dispatch", 0), ("dispatch", 1), ("barrier", ("s1", "s2")), ("dispatch", 2)]
     x = np.random.default_rng(3).standard_normal(n, dtype=np.float32)
     want = reference.run(original, {"a": x})["out"]
@@ -141,5 +141,5 @@ def test_seed_gpu_class_workgroups_on_vulkan(vk_device, d, h):
               "grad_out": rng.standard_normal(d, dtype=np.float32)}
     graph, reports = optimize(program, True, device_class="nvidia")
     assert [s.workgroup_size[0] for s in graph.stages] == [16, 16, 16]
-    got = Graph(vk_device, graph, reports).run(inputs)
+    got = Kernel(vk_device, from_graph(graph, reports)).run(inputs)
     assert got["grad_x"].tobytes() == reference.run(program, inputs)["grad_x"].tobytes()

@@ -14,7 +14,7 @@ from vyre_vk.errors import EnvironmentProblem, InputError, VyreError
 from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
 from vyre_vk.ops import get
 from vyre_vk.runtime import Device, DeviceError, LaunchError, ProgramCompileError, device as device_mod
-from vyre_vk.runtime.stage import DeviceLimits
+from vyre_vk.compile import DeviceLimits, clear_cache
 
 U32 = DataType.U32
 
@@ -185,6 +185,7 @@ def test_compile_errors_name_the_node_optimised_or_not(vk_device, monkeypatch):
         raise spirv.ShaderCompileError(f"ERROR: {name}:{line}: error: 'x' : injected", source, name)
 
     monkeypatch.setattr(spirv, "compile_glsl", broken)
+    clear_cache()
     for optimize in (False, True):
         monkeypatch.setattr(vk_device, "_kernels", type(vk_device._kernels)())
         with pytest.raises(ProgramCompileError) as e:

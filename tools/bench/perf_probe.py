@@ -53,9 +53,9 @@ def main() -> int:
                    "grad_out": rng.standard_normal(d, dtype=np.float32)}
             want = reference.run(p, ins)["grad_x"]
             if args.device_class:
-                from vyre_vk.opt import optimize
-                from vyre_vk.runtime.graph import Graph
-                k = Graph(dev, optimize(p, True, device_class=args.device_class)[0])
+                from vyre_vk.compile import Options, compile_program
+                from vyre_vk.runtime.kernel import Kernel
+                k = Kernel(dev, compile_program(p, Options(device_class=args.device_class, limits=dev.limits)))
             else:
                 k = dev.compile(p, optimize=True)
             got = k.run(ins)["grad_x"]

@@ -21,8 +21,8 @@ import numpy as np
 
 from vyre_vk import spirv
 from vyre_vk.runtime import kp_bridge
-from vyre_vk.ir.validate import ProgramShapeError
-from vyre_vk.runtime.stage import DeviceLimits, ProgramCompileError, compile_stage, op_name  # noqa: F401 (re-exported)
+from vyre_vk.compile.stage import DeviceLimits, ProgramCompileError  # noqa: F401 (re-exported)
+from vyre_vk.opt.dispatch import device_class
 
 if TYPE_CHECKING:
     from vyre_vk.ir import Program
@@ -74,6 +74,8 @@ class LoopProbe:
 #: Kernels a Device keeps compiled (least recently used dropped first: their pipelines and
 #: tensors are freed; a dropped Kernel still held by the caller rebuilds them on its next run).
 DEFAULT_MAX_KERNELS = 64
+#: Program objects remembered by identity, so a repeated vyre_vk.run(program) skips hashing.
+RECENT_PROGRAMS = 16
 #: Open (not yet closed or collected) Devices after which opening another runs the cyclic GC.
 COLLECT_AFTER_OPEN_DEVICES = 2
 _serials = itertools.count(1)
@@ -149,9 +151,11 @@ class Device:
         self._finalizer = weakref.finalize(self, _destroy_manager, self._mgr, self._pid)
         self.lock = threading.RLock()  # kp objects of one manager are not thread-safe
         self._kernels: "OrderedDict[str, Kernel]" = OrderedDict()
+        self._recent: dict[tuple, tuple] = {}
         self.properties: dict = dict(self._mgr.get_device_properties())
         self.name: str = self.properties["device_name"]
         self.limits = DeviceLimits.from_properties(self.properties, self.name)
+        self.device_class = device_class(self.name)
         kp_bridge.set_spin_wait(self.name)
         _open_devices.add(self)
         self.probe = self.loop_probe()
@@ -229,6 +233,8 @@ class Device:
         with self.lock:
             for key in [k for k, v in self._kernels.items() if v is kernel]:
                 del self._kernels[key]
+            for key in [k for k, v in self._recent.items() if v[1] is kernel]:
+                del self._recent[key]
             kernel.release()
 
     def clear_kernels(self) -> None:
@@ -236,38 +242,40 @@ class Device:
         with self.lock:
             kernels = list(self._kernels.values())
             self._kernels.clear()
+            self._recent.clear()
             for kernel in kernels:
                 kernel.release()
 
     def compile(self, program: "Program", optimize=True) -> "Kernel":
-        """Validate, lower and compile ``program`` for this device (cached by content hash).
+        """Validate, optimise, lower and compile ``program`` for this device (cached).
 
         ``optimize``: True (default) runs every optimiser pass (vyre_vk.opt), a set of
-        pass names runs those, False compiles the program as written. When a pass rewrote
-        the program the result is a :class:`vyre_vk.runtime.graph.Graph` (same ``run``
-        API; several kernels in one submission if a pass split the program).
+        pass names runs those, False compiles the program as written. The compile itself
+        is :func:`vyre_vk.compile.compile_program`; the kernel may dispatch several stages
+        in one submission if a pass split the program (``kernel.explain()`` says why).
 
         >>> kernel = dev.compile(program)          # doctest: +SKIP
         >>> out = kernel(a=np.arange(4, dtype=np.uint32))
         """
-        from vyre_vk.ir import Program
-        from vyre_vk.runtime.kernel import Kernel, check_bindings
+        from vyre_vk.compile import Options, compile_program
+        from vyre_vk.runtime.kernel import Kernel
 
-        if not isinstance(program, Program):
-            raise ProgramShapeError("program", f"expected a vyre_vk.ir.Program, got {type(program).__name__}",
-                                    "build one with Program.new(...) or get(op_id).build()")
         self.check_usable()
-        if optimize:
-            from vyre_vk.runtime.graph import compile_optimized
-
-            return compile_optimized(self, program, optimize)
-        key = program.content_hash()
-        kernel = self._cached(key)
-        if kernel is not None:
-            return kernel
-        check_bindings(program, self.limits)
-        lowered, words = compile_stage(program, self.limits)
-        return self._remember(key, Kernel.single(self, program, lowered, words))
+        passes = optimize if optimize is True or optimize is False else frozenset(optimize)
+        # Same Program object as a recent call: no hashing, no validation (vyre_vk.run's path).
+        recent = self._recent.get((id(program), passes))
+        if recent is not None and recent[0] is program:
+            return recent[1]
+        options = Options(passes, self.device_class, self.limits)
+        key = f"{program.content_hash()}|{options.key}" if hasattr(program, "content_hash") else ""
+        kernel = self._cached(key) if key else None
+        if kernel is None:
+            kernel = self._remember(key, Kernel(self, compile_program(program, options)))
+        with self.lock:
+            self._recent[(id(program), passes)] = (program, kernel)  # keeps `program` alive: ids stay unique
+            while len(self._recent) > RECENT_PROGRAMS:
+                self._recent.pop(next(iter(self._recent)))
+        return kernel
 
     def array(self, data: np.ndarray) -> "DeviceArray":
         """Upload ``data`` once; pass the result to ``Kernel.run`` to skip its per-run upload."""
@@ -281,6 +289,7 @@ class Device:
             if not self._closed:
                 self._closed = True
                 self._kernels.clear()
+                self._recent.clear()
                 _open_devices.discard(self)
                 if not self._forked:  # the parent owns those objects
                     self._finalizer()

@@ -15,7 +15,6 @@ Example:
 """
 from __future__ import annotations
 
-from vyre_vk.errors import VyreError
 import threading
 import time
 from collections import OrderedDict
@@ -24,11 +23,14 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import numpy as np
 
-from vyre_vk.ir import BufferDecl, DataType, Program
+from vyre_vk.compile import (MAX_BINDING_SLOTS, MAX_STORAGE_BUFFER_BYTES, Compiled, Stage, check_bindings,
+                             record_ops)
+from vyre_vk.compile.stage import check_storage_size
+from vyre_vk.ir import DataType
 from vyre_vk.ir.optable import canon
-from vyre_vk.reference import dispatch_grid
 from vyre_vk.runtime import kp_bridge
 from vyre_vk.runtime.buffer import DeviceArray
+from vyre_vk.errors import LaunchError, VyreError
 from vyre_vk.runtime.inputs import Binder, Inputs, InputError
 
 if TYPE_CHECKING:
@@ -36,19 +38,8 @@ if TYPE_CHECKING:
     from vyre_vk.runtime.device import Device
 
 
-#: Largest storage buffer the runtime binds, in bytes. kp does not report
-#: maxStorageBufferRange; 2**31 - 1 is what lavapipe and most desktop drivers give and
-#: keeps every element index (and the shader's .length()) inside i32/u32 range.
-MAX_STORAGE_BUFFER_BYTES = 2**31 - 1
-#: Highest binding slot the runtime fills (Kompute binds tensor k at binding k, so gaps are
-#: padded with one-word dummies); far below any driver's maxPerStageDescriptorStorageBuffers.
-MAX_BINDING_SLOTS = 64
 #: Size signatures whose grids a kernel remembers (a cache, so bounded).
 MAX_GRID_SIGNATURES = 64
-
-
-class LaunchError(VyreError, ValueError):
-    """A dispatch the device cannot run as asked (grid, workgroup, buffer or binding over its limits)."""
 
 
 class KernelTrapError(VyreError, RuntimeError):
@@ -66,63 +57,10 @@ class KernelTrapError(VyreError, RuntimeError):
                          "(the reference raises EvalError on these inputs too).")
 
 
-def _check_size(name: str, count: int, itemsize: int, limit: int = MAX_STORAGE_BUFFER_BYTES) -> None:
-    if count * itemsize > limit:
-        raise LaunchError(f"buffer `{name}`: {count} elements x {itemsize} bytes is over the device's "
-                          f"{limit}-byte storage buffer range (maxStorageBufferRange). Fix: split the work "
-                          "into several dispatches over smaller buffers.")
-
-
-def check_bindings(program: Program, limits=None) -> None:
-    """Raise LaunchError for binding slots or declared sizes this runtime cannot bind (before lowering)."""
-    limit = min(MAX_STORAGE_BUFFER_BYTES, limits.storage_buffer_bytes) if limits else MAX_STORAGE_BUFFER_BYTES
-    for b in program.buffers:
-        if b.is_workgroup:
-            continue
-        if b.binding >= MAX_BINDING_SLOTS:
-            raise LaunchError(f"buffer `{b.name}`: binding {b.binding} is over the runtime's {MAX_BINDING_SLOTS} "
-                              "slots. Fix: number storage buffers densely from 0.")
-        _check_size(b.name, b.count, b.element.size, limit)
-
-
 @dataclass
 class KernelStats:
     runs: int = 0
     plans_built: int = 0  # kp.Algorithms + tensors + recorded sequence, per size signature
-
-
-@dataclass(frozen=True)
-class Stage:
-    """One compiled program of a kernel."""
-    program: Program
-    lowered: "Lowered"
-    spirv: bytes
-    factor: int = 1  # coarsening: logical invocations handled per invocation
-
-    @property
-    def reads(self) -> frozenset:
-        return frozenset(b.name for b in self.program.buffers if not b.is_workgroup)
-
-    @property
-    def writes(self) -> frozenset:
-        return frozenset(b.name for b in self.program.buffers if b.is_result)
-
-
-def record_ops(stages: Sequence[tuple[frozenset, frozenset]]) -> list:
-    """The dispatch/barrier list for stages given as (reads, writes) name sets, in order."""
-    ops: list = []
-    dirty: set = set()       # written since the last barrier that covered them
-    read_since: set = set()  # read since the last barrier (write-after-read needs one too)
-    for k, (reads, writes) in enumerate(stages):
-        hazard = (dirty & (reads | writes)) | (read_since & writes)
-        if k and hazard:
-            ops.append(("barrier", tuple(sorted(hazard))))
-            dirty -= hazard
-            read_since = set()
-        ops.append(("dispatch", k))
-        dirty |= writes
-        read_since |= reads
-    return ops
 
 
 @dataclass
@@ -157,20 +95,21 @@ class Kernel:
     device and are not uploaded. Up to ``max_plans`` size signatures are kept.
     """
 
-    def __init__(self, device: "Device", program: Program, stages: Sequence[Stage],
-                 scratch: Sequence[BufferDecl] = (), *, max_plans: int = 8) -> None:
+    def __init__(self, device: "Device", compiled: Compiled, *, max_plans: int = 8) -> None:
         self.device = device
-        self.program = program
-        self.stages = list(stages)
-        self.scratch = tuple(scratch)
+        self.compiled = compiled
+        self.program = compiled.program
+        self.stages = list(compiled.stages)
+        self.scratch = tuple(compiled.scratch)
+        self.reports = list(compiled.reports)
+        self.ops = list(compiled.ops)
         self.max_plans = max_plans
         self.stats = KernelStats()
-        self.ops = record_ops([(s.reads, s.writes) for s in self.stages])
         self._plans: "OrderedDict[tuple, _Plan]" = OrderedDict()
         self._grids: dict[tuple, list[tuple[int, int, int]]] = {}
         self._lock = threading.Lock()
-        self._bind = Binder(program.buffers)
-        self.bindings: tuple[BufferDecl, ...] = tuple(self._bind.bound)
+        self._bind = Binder(self.program.buffers)
+        self.bindings = tuple(self._bind.bound)
         self._names = [b.name for b in self.bindings]
         self._results = [b for b in self.bindings if b.is_result]
         # The reference canonicalises every f32 it reads; a read_write buffer the program
@@ -188,9 +127,9 @@ class Kernel:
                 raise LaunchError(f"binding {st.lowered.trap_binding} (trap words) is over the runtime's "
                                   f"{MAX_BINDING_SLOTS} slots. Fix: number storage buffers densely from 0.")
 
-    @classmethod
-    def single(cls, device: "Device", program: Program, lowered: "Lowered", spirv: bytes) -> "Kernel":
-        return cls(device, program, [Stage(program, lowered, spirv)])
+    def explain(self) -> str:
+        """Which optimiser passes changed the program and why, and the stages it runs."""
+        return self.compiled.explain()
 
     # The single-stage view (what `vyre-vk emit` and tests look at).
     @property
@@ -230,22 +169,17 @@ class Kernel:
     def grids_for(self, arrays: dict, grid: Optional[Sequence[int]] = None) -> list[tuple[int, int, int]]:
         """Each stage's workgroup grid for these arrays, as vyre infers it (or ``grid``)."""
         if grid is not None:
-            if len(self.stages) != 1:
-                raise LaunchError("a grid override needs a single-stage kernel. "
-                                  "Fix: compile with optimize=False to override the grid.")
+            if self.compiled.optimized:
+                raise LaunchError("a grid override is in units of the program as written, which this "
+                                  "optimised kernel does not dispatch. Fix: compile with optimize=False.")
             g = self._check_grid(tuple(grid) if isinstance(grid, (tuple, list)) else grid)
             if len(self._grids) >= MAX_GRID_SIGNATURES:
                 self._grids.clear()
             return self._grids.setdefault(("override", g), [g])  # one list object per grid: plans key on it
         sizes = tuple([arrays[n].size for n in self._names])
         grids = self._grids.get(sizes)
-        if grids is None:
-            counts = {n: arrays[n].size for n in self._names}
-            counts.update({s.name: max(s.count, 1) for s in self.scratch})
-            grids = []
-            for st in self.stages:  # dispatch_grid walks the program: once per size signature
-                g = dispatch_grid(st.program, counts)
-                grids.append(self._check_grid((-(-g[0] // st.factor), g[1], g[2])))
+        if grids is None:  # the grid rule walks the stage programs: once per size signature
+            grids = [self._check_grid(g) for g in self.compiled.grids({n: arrays[n].size for n in self._names})]
             if len(self._grids) >= MAX_GRID_SIGNATURES:  # plans keep their own grids alive
                 self._grids.clear()
             self._grids[sizes] = grids
@@ -308,7 +242,7 @@ class Kernel:
         arrays = self._bind(inputs)
         for b, itemsize in self._itemsizes:  # before anything is allocated or uploaded
             if arrays[b.name].size * itemsize > self._max_bytes:
-                _check_size(b.name, arrays[b.name].size, itemsize, self._max_bytes)
+                check_storage_size(b.name, arrays[b.name].size, itemsize, self._max_bytes)
         for name in self._canon:
             if not isinstance(arrays[name], DeviceArray):
                 arrays[name] = canon(arrays[name])
@@ -328,7 +262,12 @@ class Kernel:
                                       int(words[3]), where)
 
     def run(self, inputs: Inputs = None, *, grid: Optional[Sequence[int]] = None) -> dict[str, np.ndarray]:
-        """Run once. Returns a fresh array per result buffer (read_write / output)."""
+        """Run once. Returns a fresh array per result buffer (read_write / output).
+
+        A ``grid`` override is in units of the program as written's workgroups: an optimised
+        kernel hands such a run to the program as written (compiled on first use)."""
+        if grid is not None and self.compiled.optimized:
+            return self.device.compile(self.program, optimize=False).run(inputs, grid=grid)
         self.device.check_usable()  # before the lock: a forked child must not wait on the parent's
         arrays, grids = self._prepare(inputs, grid)
         if self._nothing_bound:  # nothing observable (vyre's reference returns {}); kp cannot bind nothing
@@ -397,4 +336,4 @@ class Kernel:
 
 
 __all__ = ["Kernel", "KernelStats", "KernelTrapError", "LaunchError", "InputError", "Stage", "record_ops",
-           "check_bindings", "MAX_STORAGE_BUFFER_BYTES", "MAX_BINDING_SLOTS"]
+           "check_bindings", "MAX_STORAGE_BUFFER_BYTES", "MAX_BINDING_SLOTS", "MAX_GRID_SIGNATURES"]

@@ -5,7 +5,7 @@ Device.compile (as written) and the optimised graph both come through
 over the device's shared-memory or workgroup limits is refused before shaderc sees it.
 
 Example:
-    >>> from vyre_vk.runtime.stage import DeviceLimits, compile_stage
+    >>> from vyre_vk.compile.stage import DeviceLimits, compile_stage
     >>> lowered, words = compile_stage(program, DeviceLimits())   # doctest: +SKIP
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping, Optional
 
 from vyre_vk import spirv
-from vyre_vk.runtime.kernel import LaunchError
+from vyre_vk.errors import LaunchError
 
 if TYPE_CHECKING:
     from vyre_vk.ir import Program
@@ -28,6 +28,33 @@ class ProgramCompileError(spirv.ShaderCompileError):
     def __init__(self, err: spirv.ShaderCompileError, node_path: Optional[str]) -> None:
         self.node_path = self.where = node_path
         super().__init__(err.log + (f"\n(at IR node {node_path})" if node_path else ""), err.source, err.name)
+
+
+#: Largest storage buffer the runtime binds, in bytes, whatever the device's maxStorageBufferRange:
+#: it keeps every element index (and the shader's .length()) inside i32/u32 range.
+MAX_STORAGE_BUFFER_BYTES = 2**31 - 1
+#: Highest binding slot the runtime fills (Kompute binds tensor k at binding k, so gaps are
+#: padded with one-word dummies); far below any driver's maxPerStageDescriptorStorageBuffers.
+MAX_BINDING_SLOTS = 64
+
+
+def check_storage_size(name: str, count: int, itemsize: int, limit: int = MAX_STORAGE_BUFFER_BYTES) -> None:
+    if count * itemsize > limit:
+        raise LaunchError(f"buffer `{name}`: {count} elements x {itemsize} bytes is over the device's "
+                          f"{limit}-byte storage buffer range (maxStorageBufferRange). Fix: split the work "
+                          "into several dispatches over smaller buffers.")
+
+
+def check_bindings(program: "Program", limits: Optional["DeviceLimits"] = None) -> None:
+    """Raise LaunchError for binding slots or declared sizes no device can bind (before lowering)."""
+    limit = min(MAX_STORAGE_BUFFER_BYTES, limits.storage_buffer_bytes) if limits else MAX_STORAGE_BUFFER_BYTES
+    for b in program.buffers:
+        if b.is_workgroup:
+            continue
+        if b.binding >= MAX_BINDING_SLOTS:
+            raise LaunchError(f"buffer `{b.name}`: binding {b.binding} is over the runtime's {MAX_BINDING_SLOTS} "
+                              "slots. Fix: number storage buffers densely from 0.")
+        check_storage_size(b.name, b.count, b.element.size, limit)
 
 
 @dataclass(frozen=True)
@@ -99,4 +126,4 @@ def compile_stage(program: "Program", limits: DeviceLimits = DeviceLimits(), *,
     return lowered, words
 
 
-__all__ = ["DeviceLimits", "ProgramCompileError", "check_limits", "compile_stage", "op_name", "shared_bytes"]
+__all__ = ["MAX_BINDING_SLOTS", "MAX_STORAGE_BUFFER_BYTES", "check_bindings", "check_storage_size", "DeviceLimits", "ProgramCompileError", "check_limits", "compile_stage", "op_name", "shared_bytes"]
