@@ -34,6 +34,9 @@ os.register_at_fork(after_in_child=_reset_in_child)
 def default_device() -> Device:
     """The process-wide device (``$VYRE_VK_DEVICE`` or 0), opened on first use, closed at exit."""
     global _default
+    dev = _default
+    if dev is not None and not dev.closed:  # the common case, without the lock
+        return dev
     with _default_lock:
         if _default is None or _default.closed:
             _default = Device()

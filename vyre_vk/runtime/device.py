@@ -257,15 +257,15 @@ class Device:
         >>> kernel = dev.compile(program)          # doctest: +SKIP
         >>> out = kernel(a=np.arange(4, dtype=np.uint32))
         """
-        from vyre_vk.compile import Options, compile_program
-        from vyre_vk.runtime.kernel import Kernel
-
         self.check_usable()
         passes = optimize if optimize is True or optimize is False else frozenset(optimize)
         # Same Program object as a recent call: no hashing, no validation (vyre_vk.run's path).
         recent = self._recent.get((id(program), passes))
         if recent is not None and recent[0] is program:
             return recent[1]
+        from vyre_vk.compile import Options, compile_program
+        from vyre_vk.runtime.kernel import Kernel
+
         options = Options(passes, self.device_class, self.limits)
         key = f"{program.content_hash()}|{options.key}" if hasattr(program, "content_hash") else ""
         kernel = self._cached(key) if key else None
