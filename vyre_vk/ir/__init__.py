@@ -4,15 +4,19 @@ validation and the JSON form.
 Example::
 
     >>> from vyre_vk.ir import Expr, Node, Program, BufferDecl, DataType, wrap_anonymous
+
+Constructors raise :class:`IRError` (a ValueError) for values of the wrong kind and
+:class:`IRDepthError` past :data:`EXPR_DEPTH_CAP` / :data:`NESTING_CAP`.
 """
-from .types import (BufferAccess, DataType, DTYPES, DTypeInfo, MemoryOrdering, SUPPORTED_DTYPES)
+from .types import (BufferAccess, DataType, DTYPES, DTypeInfo, IRDepthError, IRError, MemoryOrdering,
+                    SUPPORTED_DTYPES)
 from .optable import (ATOMICS, BINOPS, CASTS, GLSL_HELPERS, UNOPS, AtomicOp, BinOp, UnOp, canon)
-from .expr import (Atomic, BinOpExpr, BufLen, Call, Cast, Expr, Fma, InvocationId, LitBool, LitF32,
-                   LitI32, LitU32, Load, LocalId, Select, SubgroupBallot, SubgroupLocalId,
+from .expr import (EXPR_DEPTH_CAP, Atomic, BinOpExpr, BufLen, Call, Cast, Expr, Fma, InvocationId, LitBool,
+                   LitF32, LitI32, LitU32, Load, LocalId, Select, SubgroupBallot, SubgroupLocalId,
                    SubgroupReduce, SubgroupShuffle, SubgroupSize, UnOpExpr, Var, WorkgroupId,
                    bits_f32, f32_bits)
-from .node import (AsyncLoad, AsyncStore, AsyncWait, Assign, Barrier, Block, If, IndirectDispatch, Let,
-                   Loop, Node, Region, Resume, Return, Store, Trap)
+from .node import (NESTING_CAP, AsyncLoad, AsyncStore, AsyncWait, Assign, Barrier, Block, If, IndirectDispatch,
+                   Let, Loop, Node, Region, Resume, Return, Store, Trap)
 from .program import BufferDecl, Program, wrap, wrap_anonymous, wrap_child
 from .serial import ProgramFormatError
 from .validate import ValidationError, validate

@@ -12,100 +12,136 @@ Example::
     >>> e = Expr.lt(i, Expr.u32(4))
     >>> e == Expr.BinOp(op=BinOp.Lt, left=Var("i"), right=LitU32(4))
     True
+
+The helpers check their arguments (literal ranges, names, operand kinds) and raise
+:class:`IRError`. The variant constructors take an Expr or an atom (None, bool, int, float,
+str, enum member) in every field and leave judging the value to validation (``LitU32(-1)``
+builds; ``validate`` reports it); every expression records its :attr:`Expr.depth` and none
+may exceed :data:`EXPR_DEPTH_CAP`.
 """
 from __future__ import annotations
 
-import struct
-from dataclasses import dataclass
-from typing import Optional, Sequence
+import enum
+from dataclasses import dataclass, fields
+from typing import Any, Optional, Sequence
+
+import numpy as np
 
 from .optable import AtomicOp, BinOp, UnOp
-from .types import DataType, MemoryOrdering
+from .types import (DataType, IRDepthError, IRError, MemoryOrdering, check_int, check_member, check_name,
+                    check_seq, f32_literal_bits, show)
+from .types import bits_f32, f32_bits  # noqa: F401 - their historical home (vyre_vk.ir re-exports them)
+
+#: Deepest expression a constructor builds (a leaf is 1 level, a Call 2 more than its deepest
+#: argument). Validation rejects more than 129 levels (V033); the cap leaves room for that report
+#: while every recursive walk (==, repr, hash, JSON, validation, reference, optimiser, lowering)
+#: still fits Python's default recursion limit at the cap together with node.NESTING_CAP
+#: (measured: == and repr need ~3 frames a level, tests/ir/test_hostile_ir.py).
+EXPR_DEPTH_CAP = 160
 
 
-def f32_bits(value: float) -> int:
-    """The IEEE binary32 bit pattern of `value` (rounded to f32 first). >>> f32_bits(1.0) -> 0x3F800000"""
-    return struct.unpack("<I", struct.pack("<f", value))[0]
+def _operand(v: Any, what: str) -> "Expr":
+    if not isinstance(v, Expr):
+        raise IRError(f"{what} must be an Expr, got {type(v).__name__} {show(v)}. "
+                      "Fix: wrap constants with Expr.u32/i32/f32/bool and names with Expr.var.")
+    return v
 
 
-def bits_f32(bits: int) -> float:
-    """The float value of a binary32 bit pattern."""
-    return struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
+#: Types a non-operand field may hold (ints: see is_atom). Validation judges the value; a constructor
+#: only refuses what hashing or JSON cannot take (containers, NumPy scalars, bytes, ints of
+#: thousands of digits) or what could hide another IR tree from the depth caps.
+_ATOMS = frozenset({type(None), bool, float, str, BinOp, UnOp, AtomicOp, DataType, MemoryOrdering})
+_INT_BOUND = 2**64  # beyond every integer the IR has, far below str()'s 4300-digit limit
+
+
+def is_atom(v: Any) -> bool:
+    """A scalar a variant field may hold instead of an IR object (None, bool, int, float, str, enum)."""
+    if type(v) is int:
+        return -_INT_BOUND <= v <= _INT_BOUND
+    return type(v) in _ATOMS or isinstance(v, enum.Enum)
+
+
+def refuse_field(obj: Any, name: str, v: Any, want: str) -> None:
+    raise IRError(f"{type(obj).__name__}.{name} holds a {type(v).__name__} {show(v)}. Fix: pass {want} (the "
+                  "helpers, e.g. Expr.u32 / Expr.var / Node.store, check and convert their arguments).")
+
+
+def _check_fields(self: "Expr") -> None:
+    """__post_init__ of every variant: each field is an Expr or an atom, and the depth is
+    computed in O(1) from the operands' stored depths."""
+    vals = self.__dict__  # the dataclass fields of a (non-slotted) variant live here
+    d = 0
+    for name in self._field_names:
+        v = vals[name]
+        t = type(v)
+        if t in _ATOMS or (t is int and -_INT_BOUND <= v <= _INT_BOUND):
+            continue
+        if isinstance(v, Expr):
+            if v._depth > d:
+                d = v._depth
+        elif not is_atom(v):
+            refuse_field(self, name, v, "an Expr, or a str / int / float / bool / enum member")
+    if d:  # leaves keep the class default of 1
+        if d >= EXPR_DEPTH_CAP:
+            _too_deep(self, d + 1)
+        vals["_depth"] = d + 1  # not a field: eq, hash, repr and JSON ignore it
 
 
 class Expr:
     """Base class of all expression variants, and home of vyre's helper constructors."""
 
     __slots__ = ()
+    #: Levels of this expression (1 for a leaf); composite variants store their own at construction.
+    _depth = 1
+    #: Dataclass field names of the variant (set below the variants), read by __post_init__.
+    _field_names: tuple = ()
+
+    @property
+    def depth(self) -> int:
+        """Levels of this expression tree: 1 for a leaf, else 1 + the deepest operand (Call: 2 +)."""
+        return self._depth
+
+    __post_init__ = _check_fields  # run by every variant's dataclass __init__
 
     # ---- literals and leaves
     @staticmethod
     def u32(v: int) -> "LitU32":
-        return LitU32(int(v))
+        """A u32 literal in [0, 2**32); NumPy integer scalars are accepted, bools and floats are not."""
+        return LitU32(check_int(v, "u32 literal", 0, 0xFFFFFFFF,
+                                "use a value in [0, 4294967295]; mask wrap-around values with v & 0xFFFFFFFF"))
 
     @staticmethod
     def i32(v: int) -> "LitI32":
-        return LitI32(int(v))
+        return LitI32(check_int(v, "i32 literal", -2**31, 2**31 - 1,
+                                "use a value in [-2147483648, 2147483647] (Expr.u32 for larger unsigned values)"))
 
     @staticmethod
     def f32(v: float) -> "LitF32":
-        """An f32 literal; stored as its bit pattern so NaN payloads and -0.0 survive."""
-        return LitF32(f32_bits(float(v)))
+        """An f32 literal, rounded to nearest like Rust's `v as f32` (1e40 -> +inf); stored as its
+        bit pattern so NaN payloads and -0.0 survive."""
+        return LitF32(f32_literal_bits(v))
 
     @staticmethod
     def bool(v: bool) -> "LitBool":  # noqa: A003 - vyre's name
+        if not isinstance(v, (bool, np.bool_)):
+            raise IRError(f"bool literal must be True or False, got {type(v).__name__} {show(v)}. "
+                          "Fix: pass a bool (e.g. bool(x)), or compare: Expr.ne(x, Expr.u32(0)).")
         return LitBool(bool(v))
 
     @staticmethod
     def var(name: str) -> "Var":
-        return Var(name)
+        return Var(check_name(name, "variable name"))
 
     @staticmethod
     def load(buffer: str, index: "Expr") -> "Load":
-        return Load(buffer, index)
+        return Load(check_name(buffer, "load buffer name"), _operand(index, "load index"))
 
     @staticmethod
     def buf_len(buffer: str) -> "BufLen":
-        return BufLen(buffer)
+        return BufLen(check_name(buffer, "buf_len buffer name"))
 
-    @staticmethod
-    def gid_x() -> "InvocationId":
-        return InvocationId(0)
-
-    @staticmethod
-    def gid_y() -> "InvocationId":
-        return InvocationId(1)
-
-    @staticmethod
-    def gid_z() -> "InvocationId":
-        return InvocationId(2)
-
-    @staticmethod
-    def local_x() -> "LocalId":
-        return LocalId(0)
-
-    @staticmethod
-    def local_y() -> "LocalId":
-        return LocalId(1)
-
-    @staticmethod
-    def local_z() -> "LocalId":
-        return LocalId(2)
-
-    @staticmethod
-    def workgroup_x() -> "WorkgroupId":
-        return WorkgroupId(0)
-
-    @staticmethod
-    def workgroup_y() -> "WorkgroupId":
-        return WorkgroupId(1)
-
-    @staticmethod
-    def workgroup_z() -> "WorkgroupId":
-        return WorkgroupId(2)
-
-    parallel_region_x, parallel_region_y, parallel_region_z = workgroup_x, workgroup_y, workgroup_z
-    invocation_local_x, invocation_local_y, invocation_local_z = local_x, local_y, local_z
+    # gid_x .. gid_z, local_x .. local_z, workgroup_x .. workgroup_z (and vyre's aliases) are set
+    # below the variant classes.
 
     @staticmethod
     def subgroup_local_id() -> "SubgroupLocalId":
@@ -118,104 +154,102 @@ class Expr:
     # ---- composite
     @staticmethod
     def select(cond: "Expr", true_val: "Expr", false_val: "Expr") -> "Select":
-        return Select(cond, true_val, false_val)
+        return Select(_operand(cond, "select cond"), _operand(true_val, "select true_val"),
+                      _operand(false_val, "select false_val"))
 
     @staticmethod
     def cast(target: DataType, value: "Expr") -> "Cast":
-        return Cast(target, value)
+        return Cast(check_member(target, DataType, "cast target"), _operand(value, "cast value"))
 
     @staticmethod
     def fma(a: "Expr", b: "Expr", c: "Expr") -> "Fma":
-        return Fma(a, b, c)
+        return Fma(_operand(a, "fma a"), _operand(b, "fma b"), _operand(c, "fma c"))
 
     @staticmethod
     def call(op_id: str, args: Sequence["Expr"]) -> "Call":
-        return Call(op_id, tuple(args))
+        args = check_seq(args, "call arguments", "pass the arguments as a list, e.g. [Expr.u32(1)]")
+        return Call(check_name(op_id, "call op id"), tuple(_operand(a, "call argument") for a in args))
 
     @staticmethod
     def binop(op: BinOp, left: "Expr", right: "Expr") -> "BinOpExpr":
-        return BinOpExpr(op, left, right)
+        return BinOpExpr(check_member(op, BinOp, "binary operator"), _operand(left, f"{op.name} left"),
+                         _operand(right, f"{op.name} right"))
 
     @staticmethod
     def unop(op: UnOp, operand: "Expr") -> "UnOpExpr":
-        return UnOpExpr(op, operand)
+        return UnOpExpr(check_member(op, UnOp, "unary operator"), _operand(operand, f"{op.name} operand"))
 
     # ---- atomics (SeqCst unless an ordering is given)
     @staticmethod
     def atomic(op: AtomicOp, buffer: str, index: "Expr", value: "Expr",
                expected: Optional["Expr"] = None,
                ordering: MemoryOrdering = MemoryOrdering.SeqCst) -> "Atomic":
-        return Atomic(op, buffer, index, expected, value, ordering)
+        return _atomic_expr(check_member(op, AtomicOp, "atomic operator"), buffer, index, expected, value,
+                            ordering)
 
     @staticmethod
     def atomic_compare_exchange(buffer: str, index: "Expr", expected: "Expr", new: "Expr") -> "Atomic":
-        return Atomic(AtomicOp.CompareExchange, buffer, index, expected, new, MemoryOrdering.SeqCst)
+        return _atomic_expr(AtomicOp.CompareExchange, buffer, index, _operand(expected, "atomic expected"), new,
+                            MemoryOrdering.SeqCst)
 
     @staticmethod
     def atomic_add_ordered(buffer: str, index: "Expr", value: "Expr", ordering: MemoryOrdering) -> "Atomic":
-        return Atomic(AtomicOp.Add, buffer, index, None, value, ordering)
+        return _atomic_expr(AtomicOp.Add, buffer, index, None, value, ordering)
 
     # ---- subgroup: vyre's simulated width-32 subgroups (IR-SPEC 2.6; SUBGROUP_WIDTH)
     @staticmethod
     def subgroup_ballot(cond: "Expr") -> "SubgroupBallot":
-        return SubgroupBallot(cond)
+        return SubgroupBallot(_operand(cond, "subgroup_ballot cond"))
 
     @staticmethod
     def subgroup_shuffle(value: "Expr", lane: "Expr") -> "SubgroupShuffle":
-        return SubgroupShuffle(value, lane)
+        return SubgroupShuffle(_operand(value, "subgroup_shuffle value"), _operand(lane, "subgroup_shuffle lane"))
 
     @staticmethod
     def subgroup_reduce(op: str, value: "Expr") -> "SubgroupReduce":
         """`op` is one of SUBGROUP_REDUCE_OPS ("Add", "Mul", "Min", "Max", "And", "Or", "Xor")."""
-        return SubgroupReduce(op, value)
+        # Only the kind is checked: an unknown op name is validation's UnsupportedFeature.
+        return SubgroupReduce(check_name(op, "subgroup reduce op"), _operand(value, "subgroup_reduce value"))
 
-    @staticmethod
-    def subgroup_add(value: "Expr") -> "SubgroupReduce":
-        return SubgroupReduce("Add", value)
 
-    @staticmethod
-    def subgroup_mul(value: "Expr") -> "SubgroupReduce":
-        return SubgroupReduce("Mul", value)
-
-    @staticmethod
-    def subgroup_min(value: "Expr") -> "SubgroupReduce":
-        return SubgroupReduce("Min", value)
-
-    @staticmethod
-    def subgroup_max(value: "Expr") -> "SubgroupReduce":
-        return SubgroupReduce("Max", value)
-
-    @staticmethod
-    def subgroup_and(value: "Expr") -> "SubgroupReduce":
-        return SubgroupReduce("And", value)
-
-    @staticmethod
-    def subgroup_or(value: "Expr") -> "SubgroupReduce":
-        return SubgroupReduce("Or", value)
-
-    @staticmethod
-    def subgroup_xor(value: "Expr") -> "SubgroupReduce":
-        return SubgroupReduce("Xor", value)
+def _atomic_expr(op: AtomicOp, buffer: Any, index: Any, expected: Any, value: Any, ordering: Any) -> "Atomic":
+    if expected is not None:
+        _operand(expected, "atomic expected")
+    return Atomic(op, check_name(buffer, "atomic buffer name"), _operand(index, "atomic index"), expected,
+                  _operand(value, "atomic value"), check_member(ordering, MemoryOrdering, "atomic ordering"))
 
 
 def _binary(op: BinOp):
+    lw, rw = f"{op.name} left", f"{op.name} right"
+
     def helper(left: Expr, right: Expr) -> "BinOpExpr":
-        return BinOpExpr(op, left, right)
+        return BinOpExpr(op, _operand(left, lw), _operand(right, rw))
     helper.__doc__ = f"BinOp{{{op.name}}}(left, right)"
     return staticmethod(helper)
 
 
 def _unary(op: UnOp):
+    what = f"{op.name} operand"
+
     def helper(operand: Expr) -> "UnOpExpr":
-        return UnOpExpr(op, operand)
+        return UnOpExpr(op, _operand(operand, what))
     helper.__doc__ = f"UnOp{{{op.name}}}(operand)"
     return staticmethod(helper)
 
 
 def _atomic(op: AtomicOp):
     def helper(buffer: str, index: Expr, value: Expr) -> "Atomic":
-        return Atomic(op, buffer, index, None, value, MemoryOrdering.SeqCst)
+        return _atomic_expr(op, buffer, index, None, value, MemoryOrdering.SeqCst)
     helper.__doc__ = f"Atomic{{{op.name}}}(buffer, index, value), SeqCst; returns the old value"
+    return staticmethod(helper)
+
+
+def _subgroup(op: str):
+    what = f"subgroup_{op.lower()} value"
+
+    def helper(value: Expr) -> "SubgroupReduce":
+        return SubgroupReduce(op, _operand(value, what))
+    helper.__doc__ = f"SubgroupReduce{{{op}}}(value)"
     return staticmethod(helper)
 
 
@@ -255,9 +289,17 @@ for _n, _op in _UN_HELPERS.items():
     setattr(Expr, _n, _unary(_op))
 for _n, _op in _ATOMIC_HELPERS.items():
     setattr(Expr, _n, _atomic(_op))
+for _n in ("Add", "Mul", "Min", "Max", "And", "Or", "Xor"):  # subgroup_add, ..., subgroup_xor
+    setattr(Expr, f"subgroup_{_n.lower()}", _subgroup(_n))
 
 
 _frozen = dataclass(frozen=True)
+
+
+def _too_deep(self: Expr, d: int) -> None:
+    raise IRDepthError(f"{type(self).__name__} expression {d} levels deep, over the cap of {EXPR_DEPTH_CAP} "
+                       "(validation's V033 limit is lower). Fix: bind sub-expressions with Node.let_bind and "
+                       "refer to them with Expr.var.")
 
 
 @_frozen
@@ -338,7 +380,20 @@ class Call(Expr):
     args: tuple
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "args", tuple(self.args))
+        if not is_atom(self.op_id):
+            refuse_field(self, "op_id", self.op_id, "the op id as a str")
+        if not isinstance(self.args, tuple):
+            object.__setattr__(self, "args", check_seq(self.args, "Call args", "pass a list of Expr"))
+        d = 0
+        for a in self.args:
+            if isinstance(a, Expr):
+                d = max(d, a._depth)
+            elif not is_atom(a):
+                refuse_field(self, "args", a, "a list of Expr")
+        # The args tuple is a level of its own for ==, repr and JSON: a Call counts 2.
+        if d + 2 > EXPR_DEPTH_CAP:
+            _too_deep(self, d + 2)
+        self.__dict__["_depth"] = d + 2
 
 
 @_frozen
@@ -433,7 +488,21 @@ EXPR_VARIANTS: dict[str, type] = {
 EXPR_KIND: dict[type, str] = {cls: name for name, cls in EXPR_VARIANTS.items()}
 for _name, _cls in EXPR_VARIANTS.items():
     setattr(Expr, _name, _cls)
-del _name, _cls, _n, _op
+    _cls._field_names = tuple(f.name for f in fields(_cls))
+
+
+def _axis_helper(cls: type, axis: int):
+    def helper() -> Expr:
+        return cls(axis)
+    helper.__doc__ = f"{cls.__name__}({axis})"
+    return staticmethod(helper)
+
+
+for _n, _cls in (("gid", InvocationId), ("local", LocalId), ("workgroup", WorkgroupId),
+                 ("invocation_local", LocalId), ("parallel_region", WorkgroupId)):
+    for _axis, _xyz in enumerate("xyz"):
+        setattr(Expr, f"{_n}_{_xyz}", _axis_helper(_cls, _axis))
+del _name, _cls, _n, _op, _axis, _xyz
 
 
 def children(e: Expr) -> tuple[Expr, ...]:

@@ -12,16 +12,32 @@ Example::
     ...                      [Node.store("out", Expr.var("i"), Expr.load("a", Expr.var("i")))])])])
     >>> len(p.content_hash())
     64
+
+Both constructors check the kind of every field (names, integers, enums, statement lists)
+and raise :class:`IRError` with a Fix hint; rules between fields (duplicate names or
+bindings, workgroup dimensions >= 1, outputs with a count) are validation's.
 """
 from __future__ import annotations
 
 import dataclasses
 import hashlib
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
+
+import numpy as np
 
 from .node import Node, Region
-from .types import BufferAccess, DataType
+from .types import BufferAccess, DataType, IRError, check_int, check_member, check_name, check_seq, show
+
+U32_MAX = 0xFFFFFFFF
+
+
+def _flag(obj: Any, name: str) -> None:
+    v = getattr(obj, name)
+    if not isinstance(v, (bool, np.bool_)):
+        raise IRError(f"{type(obj).__name__}.{name} must be True or False, got {type(v).__name__} {show(v)}. "
+                      "Fix: pass a bool.")
+    object.__setattr__(obj, name, bool(v))
 
 ROOT_GENERATOR = "vyre.program.root"
 
@@ -45,8 +61,24 @@ class BufferDecl:
     output_byte_range: Optional[tuple[int, int]] = None
 
     def __post_init__(self) -> None:
-        if isinstance(self.output_byte_range, list):
-            object.__setattr__(self, "output_byte_range", tuple(self.output_byte_range))
+        name = check_name(self.name, "buffer name", nonempty=True)
+        where = f"buffer `{name}`"
+        put = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 - frozen: normalise in place
+        put("binding", check_int(self.binding, f"{where} binding", 0, U32_MAX,
+                                 "use a binding slot in [0, 4294967295], e.g. 0, 1, 2 in declaration order"))
+        check_member(self.access, BufferAccess, f"{where} access")
+        check_member(self.element, DataType, f"{where} element")
+        put("count", check_int(self.count, f"{where} count", 0, U32_MAX,
+                               "give the element count as an int in [0, 4294967295] (0: sized by the data)"))
+        _flag(self, "is_output")
+        _flag(self, "pipeline_live_out")
+        rng = self.output_byte_range
+        if rng is not None:
+            rng = check_seq(rng, f"{where} output_byte_range", "pass (start, end) or None")
+            if len(rng) != 2:
+                raise IRError(f"{where} output_byte_range has {len(rng)} items. Fix: pass (start, end) in bytes.")
+            put("output_byte_range", tuple(check_int(x, f"{where} output_byte_range bound", 0, 2**63,
+                                                     "use byte offsets >= 0") for x in rng))
 
     @staticmethod
     def storage(name: str, binding: int, access: BufferAccess, element: DataType) -> "BufferDecl":
@@ -77,13 +109,13 @@ class BufferDecl:
         return BufferDecl(name, 0, BufferAccess.Workgroup, element, count=count)
 
     def with_count(self, count: int) -> "BufferDecl":
-        return dataclasses.replace(self, count=int(count))
+        return dataclasses.replace(self, count=count)
 
     def with_output_byte_range(self, start: int, end: int) -> "BufferDecl":
-        return dataclasses.replace(self, output_byte_range=(int(start), int(end)))
+        return dataclasses.replace(self, output_byte_range=(start, end))
 
     def with_pipeline_live_out(self, live_out: bool) -> "BufferDecl":
-        return dataclasses.replace(self, pipeline_live_out=bool(live_out))
+        return dataclasses.replace(self, pipeline_live_out=live_out)
 
     # ---- roles (vyre reference §8.1: which buffers take inputs, which are returned)
     @property
@@ -122,26 +154,44 @@ class Program:
     non_composable_with_self: bool = False
 
     def __post_init__(self) -> None:
-        for n in ("buffers", "workgroup_size", "entry"):
-            v = getattr(self, n)
-            if isinstance(v, list):
-                object.__setattr__(self, n, tuple(v))
+        put = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 - frozen: normalise in place
+        buffers = check_seq(self.buffers, "program buffers", "pass a list of BufferDecl")
+        for b in buffers:
+            if not isinstance(b, BufferDecl):
+                raise IRError(f"program buffer {show(b)} is a {type(b).__name__}, not a BufferDecl. "
+                              "Fix: declare buffers with BufferDecl.read/output/read_write/workgroup.")
+        put("buffers", buffers)
+        fix = "pass three positive integers (x, y, z), e.g. (64, 1, 1)"
+        wg = check_seq(self.workgroup_size, "workgroup size", fix)
+        if len(wg) != 3:
+            raise IRError(f"workgroup size {show(wg)} has {len(wg)} dimensions. Fix: {fix}.")
+        # u32 as in vyre; a zero dimension or too many invocations is validation's to report.
+        put("workgroup_size", tuple(check_int(x, "workgroup size dimension", 0, U32_MAX, fix) for x in wg))
+        entry = check_seq(self.entry, "program entry", "pass a list of Node (use Program.wrapped)")
+        for n in entry:
+            if not isinstance(n, Node):
+                raise IRError(f"program entry item {show(n)} is a {type(n).__name__}, not a Node. "
+                              "Fix: build statements with the Node helpers and the program with Program.wrapped.")
+        put("entry", entry)
+        if self.entry_op_id is not None:
+            check_name(self.entry_op_id, "entry_op_id")
+        _flag(self, "non_composable_with_self")
 
     @staticmethod
     def new(buffers: Sequence[BufferDecl], workgroup_size: Sequence[int], entry: Sequence[Node],
             entry_op_id: Optional[str] = None) -> "Program":
         """Raw constructor: the entry is kept as is (validation wants top-level Regions)."""
-        return Program(tuple(buffers), tuple(workgroup_size), tuple(entry), entry_op_id)
+        return Program(buffers, workgroup_size, entry, entry_op_id)
 
     @staticmethod
     def wrapped(buffers: Sequence[BufferDecl], workgroup_size: Sequence[int], entry: Sequence[Node],
                 entry_op_id: Optional[str] = None) -> "Program":
         """The constructor ops use: if `entry` is empty or holds any non-Region node, the whole
         entry is wrapped into one `Region(generator="vyre.program.root")`."""
-        entry = tuple(entry)
+        entry = check_seq(entry, "program entry", "pass a list of Node")
         if not entry or not all(isinstance(n, Region) for n in entry):
             entry = (Region(ROOT_GENERATOR, None, entry),)
-        return Program(tuple(buffers), tuple(workgroup_size), entry, entry_op_id)
+        return Program(buffers, workgroup_size, entry, entry_op_id)
 
     @staticmethod
     def empty() -> "Program":
@@ -195,13 +245,13 @@ class Program:
 
 def wrap_anonymous(generator: str, body: Sequence[Node]) -> Region:
     """`Region(generator, source_region=None, body)`: how every vyre-libs op wraps its body."""
-    return Region(generator, None, tuple(body))
+    return Region(check_name(generator, "region generator"), None, body)
 
 
 def wrap(generator: str, body: Sequence[Node], source_region: Optional[str] = None) -> Region:
-    return Region(generator, source_region, tuple(body))
+    return Region(check_name(generator, "region generator"), source_region, body)
 
 
 def wrap_child(generator: str, parent: str, body: Sequence[Node]) -> Region:
     """A Region whose `source_region` names its parent generator."""
-    return Region(generator, parent, tuple(body))
+    return Region(check_name(generator, "region generator"), check_name(parent, "parent generator"), body)

@@ -23,11 +23,12 @@ from . import expr as E
 from . import node as N
 from .optable import AtomicOp, BinOp, UnOp
 from .program import BufferDecl, Program
-from .types import BufferAccess, DataType, MemoryOrdering
+from .types import BufferAccess, DataType, IRError, MemoryOrdering, show
 
 FORMAT = "vyre-vk-program"
 VERSION = 1
-MAX_DEPTH = 256  # nesting of JSON objects we accept; deeper input is rejected, not recursed into
+# Depth limits are the constructors' caps (expr.EXPR_DEPTH_CAP, node.NESTING_CAP), checked on the
+# way down so over-deep input is rejected with its path before the parser recurses any deeper.
 
 
 class ProgramFormatError(VyreError, ValueError):
@@ -106,7 +107,7 @@ def _int(v: Any, path: str, lo: int, hi: int) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
         _fail(path, f"expected an integer, found {type(v).__name__}. Fix: write an integer in [{lo}, {hi}]")
     if not lo <= v <= hi:
-        _fail(path, f"integer {v} out of range [{lo}, {hi}]. Fix: use a value in range")
+        _fail(path, f"integer {show(v)} out of range [{lo}, {hi}]. Fix: use a value in range")
     return v
 
 
@@ -124,7 +125,7 @@ def _bool(v: Any, path: str) -> bool:
 
 def _enum(cls: type, v: Any, path: str) -> Any:
     if not isinstance(v, str) or v not in cls.__members__:
-        _fail(path, f"unknown {cls.__name__} {v!r}. Fix: use one of {', '.join(cls.__members__)}")
+        _fail(path, f"unknown {cls.__name__} {show(v)}. Fix: use one of {', '.join(cls.__members__)}")
     return cls.__members__[v]
 
 
@@ -138,8 +139,10 @@ _U32 = (0, 0xFFFFFFFF)
 
 
 def _expr(v: Any, path: str, depth: int) -> E.Expr:
-    if depth > MAX_DEPTH:
-        _fail(path, f"expression nesting deeper than {MAX_DEPTH}. Fix: split the expression with let bindings")
+    """`depth`: levels from the root expression (1) down to this one, counted as Expr.depth is."""
+    if depth > E.EXPR_DEPTH_CAP:
+        _fail(path, f"expression nesting deeper than {E.EXPR_DEPTH_CAP} levels. Fix: split the expression "
+                    "with let bindings")
     d = _obj(v, path)
     kind = _str(_field(d, "kind", path), path + ".kind")
     f = lambda k: _field(d, k, path)  # noqa: E731
@@ -166,8 +169,8 @@ def _expr(v: Any, path: str, depth: int) -> E.Expr:
         return E.UnOpExpr(_enum(UnOp, f("op"), path + ".op"), sub("operand"))
     if kind == "Call":
         args = _list(f("args"), path + ".args")
-        return E.Call(_str(f("op_id"), path + ".op_id"),
-                      tuple(_expr(a, f"{path}.args[{i}]", depth + 1) for i, a in enumerate(args)))
+        return E.Call(_str(f("op_id"), path + ".op_id"),  # the args list is a level: depth + 2
+                      tuple(_expr(a, f"{path}.args[{i}]", depth + 2) for i, a in enumerate(args)))
     if kind == "Select":
         return E.Select(sub("cond"), sub("true_val"), sub("false_val"))
     if kind == "Cast":
@@ -189,21 +192,23 @@ def _expr(v: Any, path: str, depth: int) -> E.Expr:
         return E.SubgroupLocalId()
     if kind == "SubgroupSize":
         return E.SubgroupSize()
-    _fail(path + ".kind", f"unknown expression kind {kind!r}. Fix: use one of {', '.join(E.EXPR_VARIANTS)}")
+    _fail(path + ".kind", f"unknown expression kind {show(kind)}. Fix: use one of {', '.join(E.EXPR_VARIANTS)}")
     raise AssertionError  # unreachable
 
 
-def _nodes(v: Any, path: str, depth: int) -> tuple:
-    return tuple(_node(x, f"{path}[{i}]", depth + 1) for i, x in enumerate(_list(v, path)))
+def _nodes(v: Any, path: str, level: int) -> tuple:
+    """A statement list `level` lists deep (the entry is 0), as Node.nesting counts."""
+    if level > N.NESTING_CAP:
+        _fail(path, f"statement nesting deeper than {N.NESTING_CAP} lists. Fix: flatten the program")
+    return tuple(_node(x, f"{path}[{i}]", level) for i, x in enumerate(_list(v, path)))
 
 
-def _node(v: Any, path: str, depth: int) -> N.Node:
-    if depth > MAX_DEPTH:
-        _fail(path, f"statement nesting deeper than {MAX_DEPTH}. Fix: flatten the program")
+def _node(v: Any, path: str, level: int) -> N.Node:
     d = _obj(v, path)
     kind = _str(_field(d, "kind", path), path + ".kind")
     f = lambda k: _field(d, k, path)  # noqa: E731
-    ex = lambda k: _expr(f(k), f"{path}.{k}", depth + 1)  # noqa: E731
+    ex = lambda k: _expr(f(k), f"{path}.{k}", 1)  # noqa: E731
+    depth = level + 1  # of the statement lists this statement holds
     s = lambda k: _str(f(k), f"{path}.{k}")  # noqa: E731
     if kind == "Let":
         return N.Let(s("name"), ex("value"))
@@ -233,7 +238,7 @@ def _node(v: Any, path: str, depth: int) -> N.Node:
         return N.NODE_VARIANTS[kind](s("source"), s("destination"), ex("offset"), ex("size"), s("tag"))
     if kind in ("AsyncWait", "Resume"):
         return N.NODE_VARIANTS[kind](s("tag"))
-    _fail(path + ".kind", f"unknown node kind {kind!r}. Fix: use one of {', '.join(N.NODE_VARIANTS)}")
+    _fail(path + ".kind", f"unknown node kind {show(kind)}. Fix: use one of {', '.join(N.NODE_VARIANTS)}")
     raise AssertionError  # unreachable
 
 
@@ -245,7 +250,7 @@ def _buffer(v: Any, path: str) -> BufferDecl:
         if len(r) != 2:
             _fail(path + ".output_byte_range", "expected [start, end]. Fix: write two integers")
         rng = (_int(r[0], path + ".output_byte_range[0]", 0, 2**63), _int(r[1], path + ".output_byte_range[1]", 0, 2**63))
-    return BufferDecl(
+    fields = (
         _str(_field(d, "name", path), path + ".name"),
         _int(_field(d, "binding", path), path + ".binding", *_U32),
         _enum(BufferAccess, _field(d, "access", path), path + ".access"),
@@ -255,6 +260,18 @@ def _buffer(v: Any, path: str) -> BufferDecl:
         _bool(_field(d, "pipeline_live_out", path), path + ".pipeline_live_out"),
         rng,
     )
+    try:
+        return BufferDecl(*fields)
+    except IRError as exc:  # e.g. an empty name: the constructor's message, at this buffer's path
+        raise ProgramFormatError(str(exc), path) from exc
+
+
+def _cause(exc: BaseException) -> str:
+    try:
+        text = str(exc)
+    except Exception:  # noqa: BLE001 - a message that cannot be shown is described by its type alone
+        text = "?"
+    return f"{type(exc).__name__}: {text[:200]}"
 
 
 def program_from_dict(d: Any, validate: bool = True) -> Program:
@@ -263,10 +280,10 @@ def program_from_dict(d: Any, validate: bool = True) -> Program:
         d = _obj(d, "$")
         fmt = _field(d, "format", "$")
         if fmt != FORMAT:
-            _fail("$.format", f"not a vyre-vk program (format {fmt!r}). Fix: expected format {FORMAT!r}")
+            _fail("$.format", f"not a vyre-vk program (format {show(fmt)}). Fix: expected format {FORMAT!r}")
         ver = _field(d, "version", "$")
-        if ver != VERSION or isinstance(ver, bool):
-            _fail("$.version", f"unsupported version {ver!r}. Fix: this reader understands version {VERSION}")
+        if type(ver) is not int or ver != VERSION:
+            _fail("$.version", f"unsupported version {show(ver)}. Fix: this reader understands version {VERSION}")
         wg = _list(_field(d, "workgroup_size", "$"), "$.workgroup_size")
         if len(wg) != 3:
             _fail("$.workgroup_size", f"expected 3 dimensions, found {len(wg)}. Fix: write [x, y, z]")
@@ -280,17 +297,22 @@ def program_from_dict(d: Any, validate: bool = True) -> Program:
         )
     except ProgramFormatError:
         raise
+    except IRError as exc:  # a constructor refused a value the field checks above let through
+        raise ProgramFormatError(str(exc), "$") from exc
     except RecursionError:
         raise ProgramFormatError("input nested too deeply. Fix: flatten the program") from None
     except Exception as exc:  # never let a malformed document crash the caller with a bare error
-        raise ProgramFormatError(f"malformed program ({type(exc).__name__}: {exc}). Fix: re-serialise it "
-                                 "with Program.to_json()") from exc
+        raise ProgramFormatError(f"malformed program ({_cause(exc)}). Fix: re-serialise it with "
+                                 "Program.to_json()") from exc
     if validate:
         from .validate import ValidationError, validate as _validate
         try:
             _validate(p)
         except ValidationError as exc:
             raise ProgramFormatError(f"program fails validation: {exc}", "$", exc) from exc
+        except Exception as exc:  # a validator bug must still reach the caller typed, with the cause chained
+            raise ProgramFormatError(f"validation crashed on this program ({_cause(exc)}). "
+                                     "Fix: report it as a vyre-vk bug, attaching the JSON", "$", exc) from exc
     return p
 
 

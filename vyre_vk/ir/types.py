@@ -1,4 +1,5 @@
-"""Scalar data types, buffer access modes and memory orderings of the vyre IR.
+"""Scalar data types, buffer access modes and memory orderings of the vyre IR, and
+:class:`IRError`, the error every IR constructor raises for a value of the wrong kind.
 
 One table (:data:`DTYPES`) holds every per-type fact (wire tag, NumPy dtype, GLSL
 type, byte size, zero value, whether the Vulkan backend supports it). Validation, the
@@ -12,10 +13,121 @@ Example::
 from __future__ import annotations
 
 import enum
+import numbers
+import struct
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from vyre_vk.errors import VyreError
+
+
+class IRError(VyreError, ValueError):
+    """An IR value built wrongly: a literal out of range, a name that is not a string, an
+    operand that is not an Expr, a bad buffer declaration or workgroup size. Raised by the
+    constructors, so the mistake points at the line that made it; ends with a ``Fix:`` hint."""
+
+
+class IRDepthError(IRError):
+    """An expression or statement nesting deeper than the construction cap
+    (``expr.EXPR_DEPTH_CAP`` / ``node.NESTING_CAP``), past which Python recursion is unsafe."""
+
+
+def show(v: Any, limit: int = 60) -> str:
+    """A short repr for error messages that cannot itself fail (ints over 4300 digits, deep
+    containers and hostile __repr__ methods raise from repr())."""
+    try:
+        s = repr(v)
+    except Exception:  # noqa: BLE001 - any failure just means "describe it by type"
+        s = f"<{type(v).__name__}>"
+    return s if len(s) <= limit else s[:limit - 3] + "..."
+
+
+def check_int(v: Any, what: str, lo: int, hi: int, fix: str = "") -> int:
+    """`v` as a Python int in [lo, hi]; NumPy integer scalars are accepted, bools and floats are not."""
+    if type(v) is int and lo <= v <= hi:  # the common case, first
+        return v
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise IRError(f"{what} must be an integer, got {type(v).__name__} {show(v)}. "
+                      f"Fix: {fix or f'pass an int in [{lo}, {hi}]'}.")
+    n = int(v)
+    if not lo <= n <= hi:
+        raise IRError(f"{what} {show(n)} is out of range [{lo}, {hi}]. Fix: {fix or 'use a value in range'}.")
+    return n
+
+
+def check_name(v: Any, what: str, nonempty: bool = False) -> str:
+    """A str (variable, buffer, op and tag names). Empty names are validation's to report, except
+    where `nonempty` (a buffer's name is its identity from the start)."""
+    if not isinstance(v, str) or (nonempty and not v):
+        raise IRError(f"{what} must be a{' non-empty' if nonempty else ''} string, got {type(v).__name__} "
+                      f"{show(v)}. Fix: pass the name as a str, e.g. \"x\".")
+    return v
+
+
+def check_seq(v: Any, what: str, fix: str) -> tuple:
+    """`v` as a tuple: lists and other iterables are copied; str, bytes, dicts and non-iterables refused."""
+    if isinstance(v, tuple):
+        return v
+    if isinstance(v, list):
+        return tuple(v)
+    if not isinstance(v, (str, bytes, bytearray, dict)):
+        try:
+            return tuple(v)
+        except TypeError:
+            pass
+    raise IRError(f"{what} must be a list or tuple, got {type(v).__name__} {show(v)}. Fix: {fix}.")
+
+
+def check_member(v: Any, cls: type, what: str) -> Any:
+    """`v` if it is a member of the enum `cls`."""
+    if not isinstance(v, cls):
+        names = [f"{cls.__name__}.{m}" for m in cls.__members__]
+        raise IRError(f"{what} must be a {cls.__name__}, got {type(v).__name__} {show(v)}. "
+                      f"Fix: use one of {', '.join(names[:8])}{', ...' if len(names) > 8 else ''}.")
+    return v
+
+
+_F32_INF, _F32_NEG_INF = 0x7F800000, 0xFF800000
+
+
+def f32_bits(value: float) -> int:
+    """The IEEE binary32 bit pattern of `value`, rounded to nearest-even as a C/NumPy/Rust cast
+    does: finite values past FLT_MAX become +-inf. >>> f32_bits(1.0) -> 0x3F800000"""
+    try:
+        return struct.unpack("<I", struct.pack("<f", value))[0]
+    except OverflowError:  # struct refuses what the IEEE cast rounds to infinity
+        with np.errstate(over="ignore"):
+            return int(np.array(value, np.float64).astype(np.float32).view(np.uint32))
+
+
+def bits_f32(bits: int) -> float:
+    """The float value of a binary32 bit pattern."""
+    return struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
+
+
+def f32_literal_bits(v: Any) -> int:
+    """Bits of a real number rounded once to binary32 (integers exactly, however large)."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+        raise IRError(f"f32 literal must be a real number, got {type(v).__name__} {show(v)}. "
+                      "Fix: pass a float (Expr.bool for booleans, float('nan') / float('inf') for specials).")
+    if isinstance(v, (int, np.integer)):
+        n = int(v)
+        m = abs(n)
+        if m < 2**53:  # exact as a double: a single rounding to f32
+            return f32_bits(float(n))
+        shift = m.bit_length() - 24  # keep 24 significant bits, round half to even
+        q, r = divmod(m, 1 << shift)
+        if r > 1 << (shift - 1) or (r == 1 << (shift - 1) and q & 1):
+            q += 1
+        if q << shift >= 2**128:
+            return _F32_INF if n > 0 else _F32_NEG_INF
+        return f32_bits(float(q << shift)) | (0x80000000 if n < 0 else 0)
+    try:
+        return f32_bits(float(v))
+    except OverflowError:  # a Fraction beyond the double range: beyond f32 as well
+        return _F32_INF if v > 0 else _F32_NEG_INF
 
 
 class DataType(enum.Enum):
