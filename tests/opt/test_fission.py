@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from vyre_vk import reference
 from vyre_vk.ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, validate, wrap_anonymous
-from vyre_vk.opt import PASS_ORDER, fission, optimize
+from vyre_vk.opt import PASS_NAMES, fission, optimize
 
 from .test_passes import _per_invocation_scaffold, runnable, same
 
@@ -139,7 +139,7 @@ def test_random_chains_identical(program, seed):
     if inputs is None:
         return
     expected = reference.run(program, inputs)
-    for passes in (["fission"], list(PASS_ORDER)):
+    for passes in (["fission"], list(PASS_NAMES)):
         graph, reports = optimize(program, passes)
         assert not any("reverted" in r.why for r in reports), reports
         for s in graph.stages:

@@ -8,19 +8,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vyre_vk import reference
+from vyre_vk.errors import VyreError
 from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program, validate, wrap_anonymous
 from vyre_vk.ir import expr as E
 from vyre_vk.ir import node as N
 from vyre_vk.ops import all_ops, get
-from vyre_vk.opt import (PASS_ORDER, coarsen, constant_fold, cse, dce, hoist_invariant, licm, optimize,
+from vyre_vk.opt import (PASS_NAMES, coarsen, constant_fold, cse, dce, hoist_invariant, licm, optimize,
                          workgroup_size)
-from vyre_vk.opt.analysis import walk_nodes
+from vyre_vk.ir.walk import walk_nodes
 from vyre_vk.reference.eval import EvalError
 from vyre_vk.testing.strategies import programs, program_inputs
 
 U32, I32, F32 = DataType.U32, DataType.I32, DataType.F32
 SEED = "vyre-libs::nn::mlp_backward"
-PASS_SETS = [[name] for name in PASS_ORDER] + [list(PASS_ORDER)]
+PASS_SETS = [[name] for name in PASS_NAMES] + [list(PASS_NAMES)]
 
 
 def same(a: dict, b: dict) -> None:
@@ -143,7 +144,8 @@ def test_coarsen_random_elementwise_identical(program, seed):
     inputs = program_inputs(program, seed)
     graph, reports = check(program, inputs, ["coarsen", "workgroup_size"])
     from vyre_vk.opt import uses_workgroup_scope
-    from vyre_vk.opt.analysis import Facts, node_all_exprs
+    from vyre_vk.ir.walk import node_all_exprs
+    from vyre_vk.opt.analysis import Facts
     facts = Facts(program)
     can_trap = any(facts.may_trap(x) for x in node_all_exprs(program.entry))  # traps name one invocation
     expected = uses_workgroup_scope(program) is None and not can_trap  # LocalId/WorkgroupId pin the layout
@@ -293,10 +295,11 @@ def test_coarsen_only_elementwise():
 
 
 def test_optimize_rejects_unknown_pass_and_reports_every_pass():
-    with pytest.raises(ValueError, match="unknown optimiser pass"):
+    with pytest.raises(ValueError, match="unknown optimiser pass") as err:
         optimize(get(SEED).build(), ["nope"])
+    assert isinstance(err.value, VyreError) and "constant_fold" in err.value.fix
     _, reports = optimize(get(SEED).build())
-    assert [r.name for r in reports] == list(PASS_ORDER)
+    assert [r.name for r in reports] == list(PASS_NAMES)
     assert all((r.why != "") == r.changed for r in reports)
     graph, reports = optimize(get(SEED).build(), False)
     assert graph.single == get(SEED).build() and reports == []
@@ -346,7 +349,7 @@ def test_hoist_random_seed_like_identical(program, seed):
         expected = reference.run(program, inputs)
     except EvalError:
         return
-    for passes in (["hoist_invariant"], list(PASS_ORDER)):
+    for passes in (["hoist_invariant"], list(PASS_NAMES)):
         graph, reports = optimize(program, passes, hoist_min_loops=0)
         assert not any("reverted" in r.why for r in reports), reports
         for s in graph.stages:
@@ -460,7 +463,7 @@ def test_unroll_random_reductions_identical(program, seed):
         return
     graph, reports = check(program, inputs, ["unroll"])
     UNROLLED.append(reports[0].changed)
-    check(program, inputs, list(PASS_ORDER))
+    check(program, inputs, list(PASS_NAMES))
 
 
 def test_unroll_fired_on_random_reductions():

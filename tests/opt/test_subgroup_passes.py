@@ -9,8 +9,8 @@ from vyre_vk import reference
 from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program, validate, wrap_anonymous
 from vyre_vk.ir import expr as E
 from vyre_vk.ir import node as N
-from vyre_vk.opt import PASS_ORDER, hoist_invariant, licm, optimize, workgroup_size
-from vyre_vk.opt.analysis import walk_nodes
+from vyre_vk.opt import PASS_NAMES, hoist_invariant, licm, optimize, workgroup_size
+from vyre_vk.ir.walk import walk_nodes
 
 U32, F32 = DataType.U32, DataType.F32
 u, v = Expr.u32, Expr.var
@@ -83,8 +83,8 @@ def test_hoisting_passes_leave_collectives_in_their_loop():
     assert len(inside) == 2 and len(_collectives(q)) == 2
 
 
-@pytest.mark.parametrize("passes", [[p] for p in PASS_ORDER] + [list(PASS_ORDER)],
-                         ids=[p for p in PASS_ORDER] + ["all"])
+@pytest.mark.parametrize("passes", [[p] for p in PASS_NAMES] + [list(PASS_NAMES)],
+                         ids=[p for p in PASS_NAMES] + ["all"])
 def test_every_pass_set_keeps_results_and_the_program(passes):
     p = _loop_prog()
     graph, _ = optimize(p, passes)

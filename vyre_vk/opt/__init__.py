@@ -1,21 +1,30 @@
 """The optimiser: pure IR -> IR passes that keep the reference result bit-identical.
 
-Passes (in the order `optimize` runs them): ``constant_fold``, ``dce``, ``cse``, ``licm``,
-``hoist_invariant`` (splits a program into a pre-pass + main program: a graph),
-``fission`` (independent loop chains of a pre-pass in separate invocations + a combine),
+Passes (in the order `optimize` runs them, ``PASS_ORDER``; their names are ``PASS_NAMES``):
+``constant_fold``, ``dce``, ``cse``, ``licm``, ``hoist_invariant`` (splits a program into a
+pre-pass + main program: a graph), ``fission`` (independent loop chains of a pre-pass in
+separate invocations + a combine), ``unroll`` (load prefetch in long reduction loops),
 ``workgroup_size`` (free local size per device class), ``coarsen`` (4 elements per
-invocation for elementwise programs). See :func:`optimize`.
+invocation for elementwise programs). Each is an object of the shape :class:`Pass`
+(protocol.py), declared next to its implementation. See :func:`optimize`.
 """
 from .analysis import uses_workgroup_scope
-from .cse import cse
-from .dce import dce
-from .dispatch import BEST_LOCAL_SIZE, coarsen, coarsen_factor, device_class, invocation_total, workgroup_size
-from .fission import fission
-from .fold import constant_fold
-from .hoist import Hoisted, hoist_invariant
-from .licm import licm
-from .pipeline import DEFAULT_PASSES, PASS_ORDER, PassReport, ProgramGraph, optimize, run_reference
+from .cse import CSE, cse
+from .dce import DCE, dce
+from .dispatch import (BEST_LOCAL_SIZE, COARSEN, WORKGROUP_SIZE, coarsen, coarsen_factor, device_class,
+                       invocation_total, workgroup_size)
+from .fission import FISSION, fission
+from .fold import CONSTANT_FOLD, constant_fold
+from .hoist import HOIST_INVARIANT, Hoisted, hoist_invariant
+from .licm import LICM, licm
+from .pipeline import (DEFAULT_PASSES, MAX_FISSIONS, MAX_STAGES, PASS_NAMES, PASS_ORDER, PASSES, PassReport,
+                       ProgramGraph, optimize, run_reference)
+from .protocol import OptimizerError, Pass, PassBase, PassContext, Rewrite
+from .unroll import UNROLL_LOADS, unroll_loads
 
-__all__ = ["optimize", "PassReport", "ProgramGraph", "run_reference", "PASS_ORDER", "DEFAULT_PASSES",
-           "constant_fold", "cse", "dce", "licm", "hoist_invariant", "Hoisted", "fission", "workgroup_size", "coarsen",
-           "coarsen_factor", "device_class", "invocation_total", "BEST_LOCAL_SIZE", "uses_workgroup_scope"]
+__all__ = ["optimize", "PassReport", "ProgramGraph", "run_reference", "PASS_ORDER", "PASS_NAMES", "PASSES",
+           "DEFAULT_PASSES", "MAX_STAGES", "MAX_FISSIONS", "Pass", "PassBase", "PassContext", "Rewrite",
+           "OptimizerError", "constant_fold", "cse", "dce", "licm", "hoist_invariant", "Hoisted", "fission",
+           "unroll_loads", "workgroup_size", "coarsen", "CONSTANT_FOLD", "DCE", "CSE", "LICM", "HOIST_INVARIANT",
+           "FISSION", "UNROLL_LOADS", "WORKGROUP_SIZE", "COARSEN", "coarsen_factor", "device_class",
+           "invocation_total", "BEST_LOCAL_SIZE", "uses_workgroup_scope"]

@@ -14,25 +14,23 @@ from collections import Counter
 from ..ir import expr as E
 from ..ir import node as N
 from ..ir.program import Program
-from .analysis import Facts, NameSource, all_names, assigned_vars, expr_vars, map_node_exprs, replace_entry, with_bodies
+from ..ir.walk import expr_children, map_node_exprs, node_bodies, node_exprs, replace_expr, walk_nodes, with_bodies
+from .analysis import Facts, NameSource, all_names, assigned_vars, expr_vars, replace_entry
+from .protocol import DEFAULT_CONTEXT, PassBase, PassContext, Rewrite
 
 
 def _candidate(e: E.Expr, facts: Facts) -> bool:
-    return bool(E.children(e)) and facts.is_pure(e)
+    return bool(expr_children(e)) and facts.is_pure(e)
 
 
 def _count(nodes, facts: Facts) -> Counter:
     """How often each candidate is evaluated in `nodes` (own expressions and nested lists)."""
     c: Counter = Counter()
-    stack = list(nodes)
-    while stack:
-        n = stack.pop()
-        for e in N.node_exprs(n):
+    for n in walk_nodes(nodes):
+        for e in node_exprs(n):
             for x, pure in facts.pure_subtrees(e):
-                if pure and E.children(x):
+                if pure and expr_children(x):
                     c[x] += 1
-        for _, body in N.node_bodies(n):
-            stack.extend(body)
     return c
 
 
@@ -43,14 +41,7 @@ class _Cse:
         self.made = 0
 
     def replace(self, e: E.Expr, avail: dict) -> E.Expr:
-        if e in avail:
-            return E.Var(avail[e])
-        kids = E.children(e)
-        if not kids:
-            return e
-        from .analysis import rebuild
-        new = tuple(self.replace(k, avail) for k in kids)
-        return rebuild(e, new) if any(a is not b for a, b in zip(new, kids)) else e
+        return replace_expr(e, lambda x: E.Var(avail[x]) if x in avail else None)
 
     def run_list(self, nodes: tuple, avail: dict) -> list:
         avail = dict(avail)
@@ -58,31 +49,49 @@ class _Cse:
         out: list = []
         for n in nodes:
             # bind repeated candidates this statement evaluates itself (largest first)
-            stack = list(N.node_exprs(n))[::-1]
+            stack = list(node_exprs(n))[::-1]
             while stack:
                 x = stack.pop()
                 if x in avail:
                     continue
                 if counts[x] < 2 or not _candidate(x, self.facts):
-                    stack.extend(reversed(E.children(x)))
+                    stack.extend(reversed(expr_children(x)))
                     continue
                 name = self.fresh()
                 out.append(N.Let(name, self.replace(x, avail)))
                 avail[x] = name
                 self.made += 1
             n = map_node_exprs(n, lambda e: self.replace(e, avail))
-            written = assigned_vars([n]) if N.node_bodies(n) else set()
+            bodies = node_bodies(n)
+            written = assigned_vars([n]) if bodies else set()
             if isinstance(n, N.Assign):
                 written = {n.name}
             if written:  # a loop body sees its own assignments from the second iteration on
                 avail = {k: v for k, v in avail.items() if not (expr_vars(k) & written)}
-            if N.node_bodies(n):
-                n = with_bodies(n, [self.run_list(body, avail) for _, body in N.node_bodies(n)])
+            if bodies:
+                n = with_bodies(n, [self.run_list(body, avail) for body in bodies])
             out.append(n)
         return out
 
 
+class CommonSubexpressions(PassBase):
+    """Common-subexpression elimination (module docstring)."""
+    name = "cse"
+    kind = "scalar"
+
+    def run(self, program: Program, ctx: PassContext) -> Rewrite:
+        c = _Cse(program)
+        entry = c.run_list(program.entry, {})
+        return Rewrite((replace_entry(program, entry),), detail=c.made)
+
+    def explain(self, rewrite: Rewrite) -> str:
+        return f"bound {rewrite.detail} repeated pure expression(s) to a let evaluated once"
+
+
+CSE = CommonSubexpressions()
+
+
 def cse(p: Program) -> tuple[Program, str]:
-    c = _Cse(p)
-    entry = c.run_list(p.entry, {})
-    return replace_entry(p, entry), f"bound {c.made} repeated pure expression(s) to a let evaluated once"
+    """`p` with repeated pure expressions bound once, and the one-line why."""
+    r = CSE.run(p, DEFAULT_CONTEXT)
+    return r.stages[0], CSE.explain(r)

@@ -10,18 +10,13 @@ from __future__ import annotations
 
 from ..ir import node as N
 from ..ir.program import Program
-from .analysis import Facts, read_vars, replace_entry, walk_nodes, with_bodies
+from ..ir.walk import node_bodies, rewrite_nodes, walk_nodes, with_bodies
+from .analysis import Facts, read_vars, replace_entry
+from .protocol import DEFAULT_CONTEXT, PassBase, PassContext, Rewrite
 
 
 def _drop_assigns(nodes, name: str) -> list:
-    out = []
-    for n in nodes:
-        if isinstance(n, N.Assign) and n.name == name:
-            continue
-        if N.node_bodies(n):
-            n = with_bodies(n, [_drop_assigns(b, name) for _, b in N.node_bodies(n)])
-        out.append(n)
-    return out
+    return list(rewrite_nodes(nodes, stmt=lambda n: () if isinstance(n, N.Assign) and n.name == name else None))
 
 
 class _Dce:
@@ -43,8 +38,8 @@ class _Dce:
         i = len(nodes) - 1
         while i >= 0:  # backwards: a removal can make an earlier let dead
             n = nodes[i]
-            if N.node_bodies(n):
-                n = nodes[i] = with_bodies(n, [self.run_list(b) for _, b in N.node_bodies(n)])
+            if node_bodies(n):
+                n = nodes[i] = with_bodies(n, [self.run_list(b) for b in node_bodies(n)])
                 if self._empty_removable(n):
                     del nodes[i]
                     self.removed += 1
@@ -76,10 +71,29 @@ def _reads_excluding_self(nodes, name: str) -> set:
 
 
 def _shallow(n):
-    return with_bodies(n, [() for _ in N.node_bodies(n)]) if N.node_bodies(n) else n
+    bodies = node_bodies(n)
+    return with_bodies(n, [() for _ in bodies]) if bodies else n
+
+
+class DeadCode(PassBase):
+    """Dead-code elimination (module docstring)."""
+    name = "dce"
+    kind = "scalar"
+
+    def run(self, program: Program, ctx: PassContext) -> Rewrite:
+        d = _Dce(program)
+        # top-level statements (the program's regions) stay; their bodies are cleaned
+        entry = [with_bodies(r, [d.run_list(b) for b in node_bodies(r)]) for r in program.entry]
+        return Rewrite((replace_entry(program, entry),), detail=d.removed)
+
+    def explain(self, rewrite: Rewrite) -> str:
+        return f"removed {rewrite.detail} dead statement(s) (unused lets/assignments, empty control flow)"
+
+
+DCE = DeadCode()
 
 
 def dce(p: Program) -> tuple[Program, str]:
-    d = _Dce(p)
-    entry = [with_bodies(r, [d.run_list(b) for _, b in N.node_bodies(r)]) for r in p.entry]
-    return replace_entry(p, entry), f"removed {d.removed} dead statement(s) (unused lets/assignments, empty control flow)"
+    """`p` without dead lets/assignments and empty control flow, and the one-line why."""
+    r = DCE.run(p, DEFAULT_CONTEXT)
+    return r.stages[0], DCE.explain(r)

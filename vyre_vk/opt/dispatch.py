@@ -13,7 +13,9 @@ from typing import Optional
 from ..ir import expr as E
 from ..ir import node as N
 from ..ir.program import Program, Region
-from .analysis import NameSource, all_names, map_expr, node_all_exprs, program_nodes, replace_entry, uses_workgroup_scope
+from ..ir.walk import map_expr, node_all_exprs, rewrite_nodes
+from .analysis import Facts, NameSource, all_names, assigned_vars, program_nodes, uses_workgroup_scope
+from .protocol import OptimizerError, PassBase, PassContext, Rewrite
 
 WG_GENERATOR = "vyre_vk.opt.workgroup_size"
 COARSEN_GENERATOR = "vyre_vk.opt.coarsen"
@@ -79,7 +81,6 @@ def inert_from(p: Program) -> Optional[int]:
 
     Accepted shape: (nested Regions/Blocks of) non-trapping `let`s and `if (g < c) {...}`
     with no else, where g is gid.x or a never-reassigned `let` of it."""
-    from .analysis import Facts, assigned_vars
     facts = Facts(p)
     assigned = assigned_vars(p.entry)
     gids: set = set()
@@ -161,10 +162,23 @@ def workgroup_size(p: Program, local_size: int = 256, min_workgroups: int = 1,
 
 
 def coarsen_factor(p: Program) -> int:
-    """Invocations folded into one by the coarsening pass (1 if not coarsened)."""
-    if len(p.entry) == 1 and isinstance(p.entry[0], Region) and p.entry[0].generator.startswith(COARSEN_GENERATOR + ":"):
-        return int(p.entry[0].generator.split(":")[1])
-    return 1
+    """Invocations folded into one by the coarsening pass (1 if not coarsened).
+
+    >>> from vyre_vk.ir import BufferDecl, DataType, Expr, Node
+    >>> p = Program([BufferDecl.output("out", 0, DataType.U32).with_count(8)], (64, 1, 1),
+    ...             [Region(COARSEN_GENERATOR + ":4", None, ())])
+    >>> coarsen_factor(p)
+    4
+    """
+    if not (len(p.entry) == 1 and isinstance(p.entry[0], Region) and isinstance(p.entry[0].generator, str)
+            and p.entry[0].generator.startswith(COARSEN_GENERATOR + ":")):
+        return 1
+    tail = p.entry[0].generator[len(COARSEN_GENERATOR) + 1:]
+    if not (tail.isascii() and tail.isdigit() and int(tail) >= 1):
+        raise OptimizerError(f"region generator {p.entry[0].generator!r} claims a coarsened program but "
+                             f"{tail!r} is not a factor. Fix: the prefix {COARSEN_GENERATOR!r} is the coarsening "
+                             "pass's; rename the region's generator.")
+    return int(tail)
 
 
 def _elementwise(p: Program) -> Optional[str]:
@@ -178,7 +192,6 @@ def _elementwise(p: Program) -> Optional[str]:
     if any(isinstance(n, N.Loop) for n in program_nodes(p)):
         return "has loops (not a light elementwise map)"
     gid_vars = set()
-    from .analysis import assigned_vars
     assigned = assigned_vars(p.entry)
     for n in program_nodes(p):
         if isinstance(n, N.Let) and n.value == E.InvocationId(0) and n.name not in assigned:
@@ -186,7 +199,6 @@ def _elementwise(p: Program) -> Optional[str]:
         if isinstance(n, (N.Return, N.Trap)):
             return "return/trap"
     # A trap reports the invocation that hit it; after coarsening that would name four.
-    from .analysis import Facts
     facts = Facts(p)
     if any(facts.may_trap(x) for x in node_all_exprs(p.entry)):
         return "can trap (i32 division)"
@@ -203,34 +215,68 @@ def _elementwise(p: Program) -> Optional[str]:
     return None
 
 
-def coarsen(p: Program, factor: int = COARSEN_FACTOR) -> tuple[Program, str]:
-    """Each invocation of an elementwise program handles `factor` consecutive elements."""
+def _coarsened(p: Program, factor: int) -> Optional[Program]:
+    """`p` with each invocation handling `factor` consecutive elements, or None if not elementwise."""
     if _elementwise(p) is not None:
-        return p, ""
+        return None
     total = invocation_total(p)
     if total is None:
-        return p, ""
+        return None
     fresh = NameSource(all_names(p), "co_")
     base, c, g = fresh("base"), fresh("k"), fresh("g")
     sub = lambda e: map_expr(e, lambda x: E.Var(g) if x == E.InvocationId(0) else None)  # noqa: E731
-    from .analysis import map_node_exprs, with_bodies
-
-    def rw(nodes):
-        out = []
-        for n in nodes:
-            n = map_node_exprs(n, sub)
-            if N.node_bodies(n):
-                n = with_bodies(n, [rw(b) for _, b in N.node_bodies(n)])
-            out.append(n)
-        return tuple(out)
-
     body = (
         N.Let(base, E.BinOpExpr(E.BinOp.Mul, E.InvocationId(0), E.LitU32(factor))),
         N.Loop(c, E.LitU32(0), E.LitU32(factor), (
             N.Let(g, E.BinOpExpr(E.BinOp.Add, E.Var(base), E.Var(c))),
-            N.If(E.BinOpExpr(E.BinOp.Lt, E.Var(g), total), rw(p.entry), ()),
+            N.If(E.BinOpExpr(E.BinOp.Lt, E.Var(g), total), rewrite_nodes(p.entry, expr=sub), ()),
         )),
     )
-    q = Program(p.buffers, p.workgroup_size, (Region(f"{COARSEN_GENERATOR}:{factor}", None, body),),
-                p.entry_op_id, p.non_composable_with_self)
-    return q, f"elementwise (each invocation writes only its own element): {factor} elements per invocation"
+    return Program(p.buffers, p.workgroup_size, (Region(f"{COARSEN_GENERATOR}:{factor}", None, body),),
+                   p.entry_op_id, p.non_composable_with_self)
+
+
+def _coarsen_why(factor: int) -> str:
+    return f"elementwise (each invocation writes only its own element): {factor} elements per invocation"
+
+
+def coarsen(p: Program, factor: int = COARSEN_FACTOR) -> tuple[Program, str]:
+    """Each invocation of an elementwise program handles `factor` consecutive elements."""
+    if isinstance(factor, bool) or not isinstance(factor, int) or factor < 1:
+        raise OptimizerError(f"coarsening factor {factor!r} is not a positive whole number. Fix: pass e.g. 4.")
+    q = _coarsened(p, factor)
+    return (p, "") if q is None else (q, _coarsen_why(factor))
+
+
+class WorkgroupSize(PassBase):
+    """The free local size per device class (workgroup_size above)."""
+    name = "workgroup_size"
+    kind = "schedule"
+
+    def applies(self, program: Program, ctx: PassContext) -> bool:
+        return _one_d(program) and not uses_workgroup_scope(program)
+
+    def run(self, program: Program, ctx: PassContext) -> Rewrite:
+        q, why = workgroup_size(program, ctx.local_size, ctx.min_workgroups, ctx.min_local)
+        return Rewrite((q,), detail=why)
+
+
+class Coarsen(PassBase):
+    """Elementwise coarsening, COARSEN_FACTOR elements per invocation (coarsen above)."""
+    name = "coarsen"
+    kind = "schedule"
+    factor = COARSEN_FACTOR
+
+    def applies(self, program: Program, ctx: PassContext) -> bool:
+        return _elementwise(program) is None
+
+    def run(self, program: Program, ctx: PassContext) -> Optional[Rewrite]:
+        q = _coarsened(program, self.factor)
+        return None if q is None else Rewrite((q,), detail=self.factor)
+
+    def explain(self, rewrite: Rewrite) -> str:
+        return _coarsen_why(rewrite.detail)
+
+
+WORKGROUP_SIZE = WorkgroupSize()
+COARSEN = Coarsen()

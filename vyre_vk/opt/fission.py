@@ -26,10 +26,14 @@ from ..ir import expr as E
 from ..ir import node as N
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess
-from .analysis import NameSource, all_names, assigned_vars, read_vars, uses_workgroup_scope, var_types, walk_nodes
+from ..ir.walk import node_all_exprs, walk_nodes
+from .analysis import NameSource, all_names, assigned_vars, read_vars, uses_workgroup_scope, var_types
+from .protocol import PassBase, PassContext, Rewrite
 
 FISSION_GENERATOR = "vyre_vk.opt.fission"
 MAX_COMPONENTS = 8
+#: Fissions per optimize() run (each adds a stage).
+MAX_FISSIONS = 2
 
 
 def _shape(p: Program):
@@ -129,8 +133,7 @@ def fission(p: Program) -> tuple[Program, Optional[tuple[Program, Program, tuple
     by_name = {b.name: b for b in p.buffers}
 
     def loaded(nodes) -> list:
-        names = {x.buffer for n in walk_nodes(nodes) for e in N.node_exprs(n) for x in E.walk(e)
-                 if isinstance(x, (E.Load, E.BufLen))}
+        names = {x.buffer for x in node_all_exprs(nodes) if isinstance(x, (E.Load, E.BufLen))}
         return [b for b in p.buffers if b.name in names]
 
     def ro(bufs, start=0):
@@ -177,3 +180,21 @@ def fission(p: Program) -> tuple[Program, Optional[tuple[Program, Program, tuple
     scratch = tuple(dataclasses.replace(b, access=BufferAccess.ReadWrite, pipeline_live_out=False)
                     for b in b_scratch)
     return p, (stage_a, stage_b, scratch, why)
+
+
+class Fission(PassBase):
+    """Invocation fission of a pre-pass's independent loop chains (module docstring); at most
+    MAX_FISSIONS splits per run, each stage split once."""
+    name = "fission"
+    kind = "split"
+    max_splits = MAX_FISSIONS
+
+    def applies(self, program: Program, ctx: PassContext) -> bool:
+        return not uses_workgroup_scope(program) and _shape(program) is not None
+
+    def run(self, program: Program, ctx: PassContext) -> Optional[Rewrite]:
+        _, res = fission(program)
+        return None if res is None else Rewrite((res[0], res[1]), res[2], detail=res[3])
+
+
+FISSION = Fission()

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from typing import Optional
+
 from ..ir import expr as E
 from ..ir import node as N
 from ..ir.optable import BINOPS, CASTS, UNOPS, BinOp, canon
-from ..ir.validate import _static_zero
 from ..ir.program import Program
+from ..ir.validate import _static_zero
+from ..ir.walk import map_node_exprs, node_bodies, transform_expr, with_bodies, with_children
 from ..reference.eval import fma_f32
-from .analysis import Facts, assigned_vars, map_node_exprs, rebuild, replace_entry, with_bodies
+from .analysis import Facts, assigned_vars, replace_entry
+from .protocol import DEFAULT_CONTEXT, PassBase, PassContext, Rewrite
 
 _KIND = {np.dtype(np.uint32): "u32", np.dtype(np.int32): "i32", np.dtype(np.float32): "f32",
          np.dtype(np.bool_): "bool"}
@@ -104,23 +108,24 @@ def _fold_list(nodes: tuple, consts: dict, facts: Facts, assigned: set, counter:
     out: list = []
     consts = dict(consts)
 
-    def fx(e: E.Expr) -> E.Expr:
-        if isinstance(e, E.Var) and e.name in consts:
+    def substitute(x: E.Expr) -> Optional[E.Expr]:
+        if isinstance(x, E.Var) and x.name in consts:
             counter[0] += 1
-            return consts[e.name]
-        kids = E.children(e)
-        if kids:
-            new = [fx(k) for k in kids]
-            if isinstance(e, E.BinOpExpr) and e.op in (BinOp.Div, BinOp.Mod) and _static_zero(new[1]) \
-                    and not _static_zero(kids[1]):
-                new[1] = kids[1]  # validation rejects a literal-zero divisor (V044): keep it computed
-            if any(a is not b for a, b in zip(new, kids)):
-                e = rebuild(e, tuple(new))
-        r = fold_expr(e, facts)
+            return consts[x.name]
+        return None
+
+    def fold(new: E.Expr, old: E.Expr) -> E.Expr:
+        if (isinstance(new, E.BinOpExpr) and new.op in (BinOp.Div, BinOp.Mod) and _static_zero(new.right)
+                and not _static_zero(old.right)):
+            new = with_children(new, (new.left, old.right))  # validation rejects a literal-zero divisor (V044)
+        r = fold_expr(new, facts)
         if r is not None:
             counter[0] += 1
             return r
-        return e
+        return new
+
+    def fx(e: E.Expr) -> E.Expr:
+        return transform_expr(e, pre=substitute, post=fold)
 
     for n in nodes:
         orig = n
@@ -142,7 +147,7 @@ def _fold_list(nodes: tuple, consts: dict, facts: Facts, assigned: set, counter:
             if lo is not None and hi is not None and int(lo) >= int(hi):
                 counter[0] += 1
                 continue
-        bodies = [_fold_list(body, consts, facts, assigned, counter) for _, body in N.node_bodies(n)]
+        bodies = [_fold_list(body, consts, facts, assigned, counter) for body in node_bodies(n)]
         n = with_bodies(n, bodies)
         if isinstance(n, N.Let) and n.name not in assigned and lit_value(n.value) is not None:
             consts[n.name] = n.value
@@ -150,9 +155,40 @@ def _fold_list(nodes: tuple, consts: dict, facts: Facts, assigned: set, counter:
     return out
 
 
-def constant_fold(p: Program) -> tuple[Program, str]:
+def _fold(p: Program) -> tuple[Program, int]:
+    """`p` folded, and how many expressions/statements were folded or propagated."""
     facts = Facts(p)
     counter = [0]
     entry = _fold_list(p.entry, {}, facts, assigned_vars(p.entry), counter)
-    q = replace_entry(p, entry)
-    return q, f"folded {counter[0]} constant expression(s)/statement(s) with the reference's own operator functions"
+    return replace_entry(p, entry), counter[0]
+
+
+class ConstantFold(PassBase):
+    """Constant folding and propagation (module docstring)."""
+    name = "constant_fold"
+    kind = "scalar"
+
+    def run(self, program: Program, ctx: PassContext) -> Rewrite:
+        q, n = _fold(program)
+        return Rewrite((q,), detail=n)
+
+    def explain(self, rewrite: Rewrite) -> str:
+        return (f"folded {rewrite.detail} constant expression(s)/statement(s) with the reference's own "
+                "operator functions")
+
+
+CONSTANT_FOLD = ConstantFold()
+
+
+def constant_fold(p: Program) -> tuple[Program, str]:
+    """`p` with constants folded and propagated, and the one-line why.
+
+    >>> from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program
+    >>> p = Program.wrapped([BufferDecl.output("out", 0, DataType.U32).with_count(1)], (1, 1, 1),
+    ...                     [Node.store("out", Expr.u32(0), Expr.add(Expr.u32(2), Expr.u32(3)))])
+    >>> q, why = constant_fold(p)
+    >>> why.split(" constant")[0]
+    'folded 1'
+    """
+    r = CONSTANT_FOLD.run(p, DEFAULT_CONTEXT)
+    return r.stages[0], CONSTANT_FOLD.explain(r)

@@ -23,12 +23,15 @@ from ..ir import expr as E
 from ..ir import node as N
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess
+from ..ir.walk import node_all_exprs, rewrite_nodes, walk_expr, walk_nodes
 from ..reference.eval import _has_workgroup_or_atomic
-from .analysis import (INVOCATION_EXPRS, Facts, NameSource, all_names, assigned_vars, read_vars, replace_entry,
-                       walk_nodes, with_bodies)
+from .analysis import INVOCATION_EXPRS, Facts, NameSource, all_names, assigned_vars, read_vars, replace_entry
+from .protocol import PassBase, PassContext, Rewrite
 
 HOIST_GENERATOR = "vyre_vk.opt.hoist_invariant"
 MAX_SCRATCH_ELEMENTS = 1 << 24
+#: Stages a graph may reach by hoisting (each hoisting adds a pre-pass).
+MAX_STAGES = 4
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,7 +54,7 @@ class _Finder:
     def value_ok(self, e: E.Expr, allowed: set) -> bool:
         if self.facts.may_trap(e):
             return False
-        for x in E.walk(e):
+        for x in walk_expr(e):
             if isinstance(x, INVOCATION_EXPRS):
                 return False
             if isinstance(x, E.Var) and x.name not in allowed:
@@ -140,8 +143,7 @@ def hoist_invariant(p: Program, min_loops: int = 1, prepass_local_size: int = 64
     length = hi - lo
     moved = [loop.body[i] for i in hoisted]
     # ---- scratch buffers and the pre-pass
-    used_bufs = {x.buffer for n in walk_nodes(moved) for e in N.node_exprs(n) for x in E.walk(e)
-                 if isinstance(x, (E.Load, E.BufLen))}
+    used_bufs = {x.buffer for x in node_all_exprs(moved) if isinstance(x, (E.Load, E.BufLen))}
     pre_bufs: list = []
     for b in p.buffers:
         if b.name in used_bufs:
@@ -168,19 +170,35 @@ def hoist_invariant(p: Program, min_loops: int = 1, prepass_local_size: int = 64
     loads = tuple(N.Let(v, E.Load(s.name, idx)) for s, v in zip(scratch_main, exported))
     new_loop = N.Loop(loop.var, loop.from_, loop.to,
                       loads + tuple(s for i, s in enumerate(loop.body) if i not in set(hoisted)))
-
-    def rw(nodes):
-        out = []
-        for n in nodes:
-            if n is loop:
-                out.append(new_loop)
-                continue
-            if N.node_bodies(n):
-                n = with_bodies(n, [rw(b) for _, b in N.node_bodies(n)])
-            out.append(n)
-        return tuple(out)
-
     main = replace_entry(Program(tuple(p.buffers) + tuple(scratch_main), p.workgroup_size, p.entry,
-                                 p.entry_op_id, p.non_composable_with_self), rw(p.entry))
+                                 p.entry_op_id, p.non_composable_with_self),
+                         rewrite_nodes(p.entry, stmt=lambda n: (new_loop,) if n is loop else None))
     return Hoisted(prepass, main, tuple(scratch_main), tuple(exported), loop.var,
                    tuple(n.name for n in moved if isinstance(n, N.Let)))
+
+
+class HoistInvariant(PassBase):
+    """Invocation-invariant hoisting into a pre-pass kernel (module docstring). Splits the
+    stage; the main part is offered again (another loop may be worth hoisting) until the
+    graph has MAX_STAGES stages; dce then tidies what the main stage no longer reads."""
+    name = "hoist_invariant"
+    kind = "split"
+    repeat = True
+    max_stages = MAX_STAGES
+    tidy = ("dce",)
+
+    def applies(self, program: Program, ctx: PassContext) -> bool:
+        return not _has_workgroup_or_atomic(program)
+
+    def run(self, program: Program, ctx: PassContext) -> Optional[Rewrite]:
+        h = hoist_invariant(program, min_loops=ctx.hoist_min_loops)
+        return None if h is None else Rewrite((h.prepass, h.main), h.scratch, detail=h)
+
+    def explain(self, rewrite: Rewrite) -> str:
+        h: Hoisted = rewrite.detail
+        return (f"{', '.join(h.moved)} depend only on `{h.loop_var}` (no invocation id): computed once "
+                f"per `{h.loop_var}` by a pre-pass kernel instead of by every invocation; the main "
+                f"kernel reads {', '.join(h.exported)} from scratch")
+
+
+HOIST_INVARIANT = HoistInvariant()

@@ -13,32 +13,31 @@ from __future__ import annotations
 from ..ir import expr as E
 from ..ir import node as N
 from ..ir.program import Program
-from .analysis import (Facts, NameSource, all_names, assigned_vars, defined_vars, map_node_exprs, rebuild,
-                       replace_entry, stored_buffers, with_bodies)
+from ..ir.walk import expr_children, node_all_exprs, replace_expr, rewrite_nodes, walk_expr, walk_nodes
+from .analysis import Facts, NameSource, all_names, assigned_vars, defined_vars, replace_entry, stored_buffers
+from .protocol import DEFAULT_CONTEXT, PassBase, PassContext, Rewrite
 
 
 class _Licm:
     def __init__(self, p: Program) -> None:
         self.facts = Facts(p)
-        self.atomic_bufs = {x.buffer for n in p.entry for x in _exprs([n]) if isinstance(x, E.Atomic)}
+        self.atomic_bufs = {x.buffer for x in node_all_exprs(p.entry) if isinstance(x, E.Atomic)}
         self.fresh = NameSource(all_names(p), "licm_")
         self.hoisted = 0
 
-    def run_list(self, nodes) -> list:
-        out: list = []
-        for n in nodes:
-            if N.node_bodies(n):
-                n = with_bodies(n, [self.run_list(b) for _, b in N.node_bodies(n)])
-            if isinstance(n, N.Loop):
-                lets, n = self.hoist(n)
-                out.extend(lets)
-            out.append(n)
-        return out
+    def run_list(self, nodes) -> tuple:
+        """Inner loops first, so an expression can leave several loop levels."""
+        def at_loop(n: N.Node):
+            if not isinstance(n, N.Loop):
+                return None
+            lets, loop = self.hoist(n)
+            return (*lets, loop)
+        return rewrite_nodes(nodes, post=at_loop)
 
     def invariant(self, x: E.Expr, blocked: set, written: set) -> bool:
-        if not E.children(x) or self.facts.may_trap(x):
+        if not expr_children(x) or self.facts.may_trap(x):
             return False
-        for y in E.walk(x):
+        for y in walk_expr(x):
             if isinstance(y, E.Var) and y.name in blocked:
                 return False
             if isinstance(y, E.Load) and (y.buffer in written or y.buffer in self.facts.workgroup_bufs
@@ -52,37 +51,41 @@ class _Licm:
         made: dict = {}
         lets: list = []
 
-        def rewrite(e: E.Expr) -> E.Expr:
-            if self.invariant(e, blocked, written):
-                name = made.get(e)
-                if name is None:
-                    name = made[e] = self.fresh()
-                    lets.append(N.Let(name, e))
-                    self.hoisted += 1
-                return E.Var(name)
-            kids = E.children(e)
-            new = tuple(rewrite(k) for k in kids)
-            return rebuild(e, new) if any(a is not b for a, b in zip(new, kids)) else e
+        def as_var(e: E.Expr):  # a maximal invariant subtree becomes a variable (top-down)
+            if not self.invariant(e, blocked, written):
+                return None
+            name = made.get(e)
+            if name is None:
+                name = made[e] = self.fresh()
+                lets.append(N.Let(name, e))
+                self.hoisted += 1
+            return E.Var(name)
 
-        def body(nodes):
-            res = []
-            for n in nodes:
-                n = map_node_exprs(n, rewrite)
-                if N.node_bodies(n):
-                    n = with_bodies(n, [body(b) for _, b in N.node_bodies(n)])
-                res.append(n)
-            return res
-
-        new_body = body(loop.body)
+        new_body = rewrite_nodes(loop.body, expr=lambda e: replace_expr(e, as_var))
         return lets, N.Loop(loop.var, loop.from_, loop.to, tuple(new_body))
 
 
-def _exprs(nodes):
-    from .analysis import node_all_exprs
-    return node_all_exprs(nodes)
+class LoopInvariantMotion(PassBase):
+    """Loop-invariant code motion (module docstring)."""
+    name = "licm"
+    kind = "scalar"
+
+    def applies(self, program: Program, ctx: PassContext) -> bool:
+        return any(isinstance(n, N.Loop) for n in walk_nodes(program.entry))
+
+    def run(self, program: Program, ctx: PassContext) -> Rewrite:
+        lm = _Licm(program)
+        entry = lm.run_list(program.entry)
+        return Rewrite((replace_entry(program, entry),), detail=lm.hoisted)
+
+    def explain(self, rewrite: Rewrite) -> str:
+        return f"moved {rewrite.detail} loop-invariant expression(s) out of their loop"
+
+
+LICM = LoopInvariantMotion()
 
 
 def licm(p: Program) -> tuple[Program, str]:
-    lm = _Licm(p)
-    entry = lm.run_list(p.entry)
-    return replace_entry(p, entry), f"moved {lm.hoisted} loop-invariant expression(s) out of their loop"
+    """`p` with loop-invariant expressions bound before their loop, and the one-line why."""
+    r = LICM.run(p, DEFAULT_CONTEXT)
+    return r.stages[0], LICM.explain(r)

@@ -5,32 +5,37 @@ shared set of buffers (the original program's, plus device-only scratch buffers 
 pre-pass writes and a later stage reads). A program no pass split is a one-stage graph;
 ``graph.single`` is then that program.
 
+The passes are the objects of ``PASS_ORDER`` (see protocol.py); :func:`optimize` is one loop
+over them, each driven over the stages by its declared kind and limits (:func:`_run_pass`).
+
 Example::
 
+    >>> from vyre_vk.ops import get
     >>> from vyre_vk.opt import optimize
-    >>> graph, reports = optimize(program)
+    >>> graph, reports = optimize(get("vyre-libs::nn::mlp_backward").build())
     >>> [r.name for r in reports if r.changed]
-    ['licm', 'hoist_invariant', 'workgroup_size']
-    >>> outputs = graph.run_reference(inputs)      # bit-identical to reference.run(program, inputs)
+    ['licm', 'hoist_invariant', 'fission', 'workgroup_size', 'coarsen']
+    >>> len(graph.stages)  # graph.run_reference(inputs) == reference.run(program, inputs), bit for bit
+    3
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping, Optional, Union
+from typing import Iterable, Optional, Union
 
 import numpy as np
 
 from ..ir.program import BufferDecl, Program
 from ..ir.validate import ValidationError, validate
-from .cse import cse
-from .dce import dce
-from .dispatch import BEST_LOCAL_SIZE, MIN_WORKGROUPS, coarsen, coarsen_factor, workgroup_size
-from .fission import fission
-from .fold import constant_fold
-from .hoist import hoist_invariant
-from .licm import licm
-from .unroll import unroll_factor, unroll_loads
+from .cse import CSE
+from .dce import DCE
+from .dispatch import BEST_LOCAL_SIZE, COARSEN, MIN_WORKGROUPS, WORKGROUP_SIZE, coarsen_factor
+from .fission import FISSION, MAX_FISSIONS
+from .fold import CONSTANT_FOLD
+from .hoist import HOIST_INVARIANT, MAX_STAGES
+from .licm import LICM
+from .protocol import OptimizerError, Pass, PassContext
+from .unroll import UNROLL_LOADS
 
 
 @dataclass(frozen=True)
@@ -81,16 +86,15 @@ class ProgramGraph:
         return {b.name: out[b.name].copy() for b in self.program.output_buffers}
 
 
-#: Pass name -> (kind, function). "program" passes map Program -> (Program, why).
-PASS_ORDER = ("constant_fold", "dce", "cse", "licm", "hoist_invariant", "fission", "unroll", "workgroup_size",
-              "coarsen")
-DEFAULT_PASSES = frozenset(PASS_ORDER)
-_SCALAR: dict[str, Callable] = {"constant_fold": constant_fold, "dce": dce, "cse": cse, "licm": licm}
-MAX_STAGES = 4
-MAX_FISSIONS = 2
+#: Every pass, in the order optimize() runs them (see protocol.py for their shape).
+PASS_ORDER: tuple[Pass, ...] = (CONSTANT_FOLD, DCE, CSE, LICM, HOIST_INVARIANT, FISSION, UNROLL_LOADS, WORKGROUP_SIZE,
+                                COARSEN)
+PASS_NAMES: tuple[str, ...] = tuple(p.name for p in PASS_ORDER)
+PASSES: dict[str, Pass] = {p.name: p for p in PASS_ORDER}
+DEFAULT_PASSES = frozenset(PASS_NAMES)
 
 
-def _check(name: str, before: Program, after: Program) -> Optional[str]:
+def _check(name: str, after: Program) -> Optional[str]:
     try:
         validate(after)
     except ValidationError as e:  # a pass bug must never reach the GPU: keep the input
@@ -98,102 +102,102 @@ def _check(name: str, before: Program, after: Program) -> Optional[str]:
     return None
 
 
-def _apply(name: str, fn, stages: list, whys: list) -> list:
-    out = []
+def _run_pass(p: Pass, stages: list, ctx: PassContext) -> tuple[list, list, list]:
+    """Drive `p` over the stages: (new stages, new scratch, one-line whys). A stage the pass
+    changes is replaced by the rewrite's stages if they all validate; a split's last stage is
+    offered again when `p.repeat`, while the graph stays under `p.max_stages` stages and the
+    pass under `p.max_splits` splits."""
+    out: list = []
+    scratch: list = []
+    whys: list = []
+    splits = 0
     for k, st in enumerate(stages):
-        new, why = fn(st)
-        if len(stages) > 1 and why:
-            why = f"stage {k}: {why}"
-        if new != st:
-            bad = _check(name, st, new)
+        cur = st
+        while True:
+            total = len(out) + len(stages) - k  # stages in the graph now
+            if ((p.max_stages is not None and total >= p.max_stages)
+                    or (p.max_splits is not None and splits >= p.max_splits) or not p.applies(cur, ctx)):
+                break
+            r = p.run(cur, ctx)
+            if r is None or (len(r.stages) == 1 and r.stages[0] == cur):
+                break
+            bad = next((b for b in (_check(p.name, s) for s in r.stages) if b), None)
             if bad:
                 whys.append(bad)
-                new = st
-            else:
-                whys.append(why)
-        out.append(new)
-    return out
+                break
+            why = p.explain(r)
+            whys.append(f"stage {k}: {why}" if len(stages) > 1 and why else why)
+            scratch.extend(r.scratch)
+            splits += len(r.stages) > 1
+            out.extend(r.stages[:-1])
+            cur = r.stages[-1]
+            if not p.repeat:
+                break
+        out.append(cur)
+    return out, scratch, whys
+
+
+def _chosen(passes: Union[bool, Iterable, None]) -> frozenset:
+    """The pass names `passes` asks for (True: all; False/None/empty: none; names or Pass objects)."""
+    if passes is True:
+        return DEFAULT_PASSES
+    if isinstance(passes, str):
+        raise OptimizerError(f"passes={passes!r} is one string, not a collection of pass names. "
+                             f"Fix: pass a list, e.g. [{passes!r}], or True for all of {list(PASS_NAMES)}.")
+    if not passes:
+        return frozenset()
+    try:
+        names = [getattr(p, "name", p) for p in passes]
+    except TypeError:
+        raise OptimizerError(f"passes={passes!r} is not True, False or a collection of pass names. "
+                             f"Fix: pass True, False or a list of names from {list(PASS_NAMES)}.") from None
+    unknown = sorted({n if isinstance(n, str) else repr(n) for n in names} - DEFAULT_PASSES)
+    if unknown:
+        raise OptimizerError(f"unknown optimiser pass(es) {unknown}. Fix: use names from {list(PASS_NAMES)}.")
+    return frozenset(names)
+
+
+def _context(device_class: str, local_size: Optional[int], hoist_min_loops: int) -> PassContext:
+    if local_size is not None and (isinstance(local_size, bool) or not isinstance(local_size, int) or local_size < 0):
+        raise OptimizerError(f"local_size={local_size!r} is not a positive whole number of invocations. "
+                             "Fix: pass e.g. 64 or 256, or None for the device class's best size.")
+    if isinstance(hoist_min_loops, bool) or not isinstance(hoist_min_loops, int):
+        raise OptimizerError(f"hoist_min_loops={hoist_min_loops!r} is not a whole number. "
+                             "Fix: pass 0 (hoist any invariant work) or 1 (only work with a loop, the default).")
+    size = local_size or BEST_LOCAL_SIZE.get(device_class, BEST_LOCAL_SIZE["default"])
+    min_wgs, min_local = (1, size) if local_size else MIN_WORKGROUPS.get(device_class, MIN_WORKGROUPS["default"])
+    return PassContext(device_class, size, min_wgs, min_local, hoist_min_loops)
 
 
 def optimize(program: Program, passes: Union[bool, Iterable[str], None] = True, *,
              device_class: str = "default", local_size: Optional[int] = None,
              hoist_min_loops: int = 1) -> tuple[ProgramGraph, list[PassReport]]:
     """Run `passes` (True: all; False/None/empty: none; or an iterable of pass names) on
-    `program`. Returns the graph and one PassReport per pass that was asked for."""
-    if passes is True:
-        chosen = DEFAULT_PASSES
-    elif not passes:
-        chosen = frozenset()
-    else:
-        chosen = frozenset(passes)
-        unknown = sorted(chosen - DEFAULT_PASSES)
-        if unknown:
-            raise ValueError(f"unknown optimiser pass(es) {unknown}. Fix: use names from {list(PASS_ORDER)}.")
+    `program`, in PASS_ORDER. Returns the graph and one PassReport per pass asked for.
+
+    >>> from vyre_vk.ops import get
+    >>> graph, reports = optimize(get("vyre-libs::nn::mlp_backward").build(), ["cse", "dce"])
+    >>> [r.name for r in reports], len(graph.stages)
+    (['dce', 'cse'], 1)
+    """
+    chosen = _chosen(passes)
+    ctx = _context(device_class, local_size, hoist_min_loops)
     validate(program)
-    size = local_size or BEST_LOCAL_SIZE.get(device_class, BEST_LOCAL_SIZE["default"])
-    min_wgs, min_local = (1, size) if local_size else MIN_WORKGROUPS.get(device_class, MIN_WORKGROUPS["default"])
     stages = [program]
     scratch: list[BufferDecl] = []
     reports: list[PassReport] = []
-
-    def scalar_round(names, record=True):
-        nonlocal stages
-        for name in names:
-            if name in chosen:
-                whys: list = []
-                stages = _apply(name, _SCALAR[name], stages, whys)
-                if record:
-                    reports.append(PassReport(name, bool(whys), "; ".join(whys)))
-
-    scalar_round(("constant_fold", "dce", "cse", "licm"))
-    if "hoist_invariant" in chosen:
-        whys = []
-        while len(stages) < MAX_STAGES:
-            main = stages[-1]
-            h = hoist_invariant(main, min_loops=hoist_min_loops)
-            if h is None:
-                break
-            bad = _check("hoist_invariant", main, h.prepass) or _check("hoist_invariant", main, h.main)
-            if bad:
-                whys.append(bad)
-                break
-            stages = stages[:-1] + [h.prepass, h.main]
-            scratch.extend(h.scratch)
-            whys.append(f"{', '.join(h.moved)} depend only on `{h.loop_var}` (no invocation id): computed once "
-                        f"per `{h.loop_var}` by a pre-pass kernel instead of by every invocation; the main "
-                        f"kernel reads {', '.join(h.exported)} from scratch")
-        reports.append(PassReport("hoist_invariant", bool(whys), "; ".join(whys)))
-        if whys:  # tidy the new stages (e.g. lets the main program no longer reads)
-            scalar_round(("dce",), record=False)
-    if "fission" in chosen:
-        whys, out = [], []
-        for k, st in enumerate(stages):
-            _, res = fission(st) if len(out) - k < MAX_FISSIONS else (st, None)
-            bad = res and (_check("fission", st, res[0]) or _check("fission", st, res[1]))
-            if bad:
-                whys.append(bad)
-            if res is None or bad:
-                out.append(st)
-                continue
-            out += [res[0], res[1]]
-            scratch.extend(res[2])
-            whys.append(f"stage {k}: {res[3]}" if len(stages) > 1 else res[3])
-        stages = out
-        reports.append(PassReport("fission", bool(whys), "; ".join(whys)))
-    if "unroll" in chosen:
-        whys = []
-        factor = unroll_factor(device_class)
-        stages = _apply("unroll", lambda p: unroll_loads(p, factor), stages, whys)
-        reports.append(PassReport("unroll", bool(whys), "; ".join(whys)))
-    if "workgroup_size" in chosen:
-        whys = []
-        stages = _apply("workgroup_size", lambda p: workgroup_size(p, size, min_wgs, min_local), stages, whys)
-        reports.append(PassReport("workgroup_size", bool(whys), "; ".join(whys)))
-    if "coarsen" in chosen:
-        whys = []
-        stages = _apply("coarsen", coarsen, stages, whys)
-        reports.append(PassReport("coarsen", bool(whys), "; ".join(whys)))
-    reports.sort(key=lambda r: PASS_ORDER.index(r.name))
+    for p in PASS_ORDER:
+        if p.name not in chosen:
+            continue
+        stages, new, whys = _run_pass(p, stages, ctx)
+        scratch += new
+        reports.append(PassReport(p.name, bool(whys), "; ".join(whys)))
+        if whys:  # e.g. dce after hoisting: lets the main stage no longer reads
+            for name in p.tidy:
+                if name in chosen:
+                    stages, new, _ = _run_pass(PASSES[name], stages, ctx)
+                    scratch += new
+    reports.sort(key=lambda r: PASS_NAMES.index(r.name))
     return ProgramGraph(program, tuple(stages), tuple(scratch)), reports
 
 
@@ -205,4 +209,5 @@ def run_reference(result: Union[ProgramGraph, Program], inputs, grid=None) -> di
     return result.run_reference(inputs, grid=grid)
 
 
-__all__ = ["PassReport", "ProgramGraph", "optimize", "run_reference", "PASS_ORDER", "coarsen_factor"]
+__all__ = ["PassReport", "ProgramGraph", "optimize", "run_reference", "PASS_ORDER", "PASS_NAMES", "PASSES",
+           "DEFAULT_PASSES", "MAX_STAGES", "MAX_FISSIONS", "OptimizerError", "coarsen_factor"]

@@ -31,8 +31,9 @@ from typing import Optional
 from ..ir import expr as E
 from ..ir import node as N
 from ..ir.program import Program
-from .analysis import (Facts, NameSource, all_names, assigned_vars, defined_vars, map_expr, map_node_exprs,
-                       node_all_exprs, replace_entry, size_of, walk_nodes, with_bodies)
+from ..ir.walk import map_expr, node_all_exprs, rewrite_nodes, walk_expr, walk_nodes
+from .analysis import Facts, NameSource, all_names, assigned_vars, defined_vars, replace_entry, size_of
+from .protocol import OptimizerError, PassBase, PassContext, Rewrite
 
 UNROLL = 16
 #: Loads in flight per invocation, per device class: a long serial loop on a GPU is bound by
@@ -42,9 +43,22 @@ MAX_BODY_SIZE = 64      # expression nodes in the loop body (code size: U copies
 
 
 def unroll_factor(device_class: str) -> int:
-    """The class's factor; ``$VYRE_VK_UNROLL`` overrides it (a tuning knob for measurements)."""
+    """The class's factor; ``$VYRE_VK_UNROLL`` overrides it (a tuning knob for measurements).
+
+    >>> unroll_factor("no such class") == int(os.environ.get("VYRE_VK_UNROLL") or UNROLL_BY_CLASS["default"])
+    True
+    """
     env = os.environ.get("VYRE_VK_UNROLL")
-    return int(env) if env else UNROLL_BY_CLASS.get(device_class, UNROLL_BY_CLASS["default"])
+    if not env:
+        return UNROLL_BY_CLASS.get(device_class, UNROLL_BY_CLASS["default"])
+    try:
+        factor = int(env)
+    except ValueError:
+        factor = 0
+    if factor < 1:
+        raise OptimizerError(f"VYRE_VK_UNROLL={env!r} is not a positive whole number of loop copies. "
+                             "Fix: set it to e.g. 8 or 16, or unset it to use the device class's factor.")
+    return factor
 
 
 def _candidate(loop: N.Loop, facts: Facts, factor: int) -> Optional[list]:
@@ -67,13 +81,16 @@ def _candidate(loop: N.Loop, facts: Facts, factor: int) -> Optional[list]:
     for x in xs:
         if (isinstance(x, E.Load) and x not in loads and x.buffer not in facts.workgroup_bufs
                 and not facts.may_trap(x)
-                and not any(isinstance(v, E.Var) and v.name in local for v in E.walk(x.index))):
+                and not any(isinstance(v, E.Var) and v.name in local for v in walk_expr(x.index))):
             loads.append(x)
     return loads or None
 
 
 def unroll_loads(p: Program, factor: int = UNROLL) -> tuple[Program, str]:
     """Unroll every innermost literal-bounds loop that reads memory and writes none."""
+    if isinstance(factor, bool) or not isinstance(factor, int) or factor < 1:
+        raise OptimizerError(f"unroll factor {factor!r} is not a positive whole number of loop copies. "
+                             "Fix: pass e.g. 8 or 16.")
     facts = Facts(p)
     fresh = NameSource(all_names(p), "ur_")
     done: list = []
@@ -107,20 +124,7 @@ def unroll_loads(p: Program, factor: int = UNROLL) -> tuple[Program, str]:
         done.append(f"{loop.var} ({hi - lo} iterations, {len(loads)} load(s) each)")
         return tuple(out)
 
-    def rw(nodes) -> tuple:
-        out: list = []
-        for n in nodes:
-            if isinstance(n, N.Loop):
-                new = rewrite(n)
-                if new is not None:
-                    out.extend(new)
-                    continue
-            if N.node_bodies(n):
-                n = with_bodies(n, [rw(b) for _, b in N.node_bodies(n)])
-            out.append(n)
-        return tuple(out)
-
-    entry = rw(p.entry)
+    entry = rewrite_nodes(p.entry, stmt=lambda n: rewrite(n) if isinstance(n, N.Loop) else None)
     if not done:
         return p, ""
     return replace_entry(p, entry), (f"unrolled x{factor}, loads issued before the arithmetic (same order of "
@@ -128,11 +132,21 @@ def unroll_loads(p: Program, factor: int = UNROLL) -> tuple[Program, str]:
 
 
 def _replace_loads(nodes, row: dict) -> tuple:
-    fn = lambda e: map_expr(e, lambda x: row.get(x) if isinstance(x, E.Load) else None)  # noqa: E731
-    out = []
-    for n in nodes:
-        n = map_node_exprs(n, fn)
-        if N.node_bodies(n):
-            n = with_bodies(n, [_replace_loads(b, row) for _, b in N.node_bodies(n)])
-        out.append(n)
-    return tuple(out)
+    return rewrite_nodes(nodes, expr=lambda e: map_expr(e, lambda x: row.get(x) if isinstance(x, E.Load) else None))
+
+
+class Unroll(PassBase):
+    """Load-prefetching unroll (module docstring), by the device class's factor."""
+    name = "unroll"
+    kind = "schedule"
+
+    def applies(self, program: Program, ctx: PassContext) -> bool:
+        unroll_factor(ctx.device_class)  # a bad $VYRE_VK_UNROLL is reported whenever the pass is asked for
+        return any(isinstance(n, N.Loop) for n in walk_nodes(program.entry))
+
+    def run(self, program: Program, ctx: PassContext) -> Rewrite:
+        q, why = unroll_loads(program, unroll_factor(ctx.device_class))
+        return Rewrite((q,), detail=why)
+
+
+UNROLL_LOADS = Unroll()
