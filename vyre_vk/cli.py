@@ -2,8 +2,9 @@
 
     vyre-vk main                 the seed op on the default device, checked against the reference
     vyre-vk run OP [OP ...]|--all  registered ops' test vectors on reference and Vulkan: a table
-    vyre-vk emit OP|FILE.json    GLSL + SPIR-V (+ disassembly) for offline use
-    vyre-vk shaders [--check]    regenerate (or check) shaders/ for every registered op
+    vyre-vk emit OP|FILE.json    per stage SPIR-V + GLSL (+ disassembly) and manifest.json (vyre_vk.emit);
+                                 vyre_vk.aot runs such a folder with plain kp
+    vyre-vk shaders [--check]    regenerate (or check) shaders/<op>/ for every registered op
     vyre-vk doctor               what is installed and which Vulkan devices work
     vyre-vk demo                 a hand-written GLSL kernel through pyshaderc and kp, vs NumPy
     vyre-vk list [PREFIX]        registered op ids, one a line
@@ -14,21 +15,18 @@ code in EXIT_CODES; only a bug in vyre-vk itself prints a traceback.
 from __future__ import annotations
 
 import argparse
-import errno
 import os
 import platform
-import re
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from vyre_vk.errors import EXIT_CHECK_FAILED, EXIT_ENVIRONMENT, EXIT_OK, EXIT_USAGE, EnvironmentProblem, VyreError
+from vyre_vk.emit import (SHADERS_DIR, CheckFailed, ToolMissing, UsageError, check_sizes, check_stem,  # noqa: F401
+                           file_stem, write_atomic)
+from vyre_vk.errors import EXIT_CHECK_FAILED, EXIT_ENVIRONMENT, EXIT_OK, EXIT_USAGE, VyreError
 
 SEED_OP = "vyre-libs::nn::mlp_backward"
 
@@ -37,20 +35,6 @@ EXIT_CODES = f"""exit codes:
   {EXIT_CHECK_FAILED}  a check failed (a result differs from the reference, shaders/ drift, spirv-val)
   {EXIT_USAGE}  usage or input error (bad flag, unknown op, malformed program file)
   {EXIT_ENVIRONMENT}  environment (no Vulkan device or driver, unpatched kp, missing tool, cache)"""
-
-
-class UsageError(VyreError):
-    """A bad command line or input file, caught before any work is done."""
-
-
-class CheckFailed(VyreError):
-    """A check the user asked for failed (spirv-val rejected the module)."""
-
-    exit_code = EXIT_CHECK_FAILED
-
-
-class ToolMissing(EnvironmentProblem):
-    """An external program the command needs (spirv-dis, spirv-val) is not installed."""
 
 
 def _positive_int(text: str) -> int:
@@ -235,22 +219,6 @@ def _list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _file_stem(name: str) -> str:
-    # Also a valid --name (see _check_stem): no '..', no leading dot or dash.
-    return re.sub(r"\.{2,}", ".", re.sub(r"[^A-Za-z0-9_.-]+", "__", name)).strip("_.-") or "program"
-
-
-# A file stem, never a path: no separators, no '..', no leading dot or dash.
-_SAFE_STEM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,199}")
-
-
-def _check_stem(name: str) -> str:
-    if not _SAFE_STEM.fullmatch(name) or ".." in name:
-        raise UsageError(f"--name {name!r} is not a plain file stem (letters, digits, _ . + -; no path "
-                         "separators, no '..'). Fix: pass a stem such as `mlp`, and choose the folder with -o.")
-    return name
-
-
 def _parse_overrides(entry: Any, overrides: Sequence[str]) -> dict[str, Any]:
     """``NAME=VALUE`` strings as builder keyword arguments, typed like the registered defaults."""
     params: dict[str, Any] = {}
@@ -323,135 +291,54 @@ def _load_program(spec: str, overrides: list[str]):
         if overrides:
             raise UsageError("--arg applies to registered ops, not to program files. "
                              "Fix: drop --arg, or name a registered op instead of a file.")
-        return _read_program_file(spec), _file_stem(Path(spec).stem)
+        return _read_program_file(spec), file_stem(Path(spec).stem), None
     entry = get(spec)
-    return _build_op(entry, _parse_overrides(entry, overrides)), _file_stem(spec)
+    return _build_op(entry, _parse_overrides(entry, overrides)), file_stem(spec), entry.id
 
 
-def _output_error(e: OSError, where: Path) -> VyreError:
-    what = f"cannot write {where}: {e.strerror or e}."
-    if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS):
-        return EnvironmentProblem(f"{what} Fix: free space on that disk, or choose another folder with -o.")
-    return UsageError(f"{what} Fix: choose a writable folder with -o.")
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write `path` via a temporary file in the same folder and os.replace: all or nothing."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        umask = os.umask(0o022)
-        os.umask(umask)
-        # mkstemp makes 0600; keep the old file's mode, or what open() would have given a new one.
-        os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def emit_program(program, stem: str, out_dir: Path, *, disasm: bool = False, validate: bool = False) -> list[Path]:
-    """Write ``stem.comp`` and ``stem.spv`` (and ``stem.spvasm``) for ``program``; return the paths.
-
-    Every file is made in a temporary folder inside `out_dir` and moved into place only once all
-    of them exist (and spirv-val passed), so a failure leaves no partial or stale-mixed output.
-    """
-    from vyre_vk import spirv
-    from vyre_vk.ir import validate as validate_program
-    from vyre_vk.lower import lower
-
-    tools_needed = (["spirv-dis"] if disasm else []) + (["spirv-val"] if validate else [])
-    for tool in tools_needed:
-        if shutil.which(tool) is None:
-            raise ToolMissing(f"{tool} not found. Fix: apt-get install spirv-tools (tools/bootstrap.sh does).")
-    _check_stem(stem)
-    validate_program(program)
-    lowered = lower(program)
-    words = spirv.compile_glsl(lowered.glsl, name=f"{stem}.comp", target_env=lowered.target_env)
-    names = [f"{stem}.comp", f"{stem}.spv"] + ([f"{stem}.spvasm"] if disasm else [])
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=out_dir, prefix=".vyre-vk-emit-") as tmp_name:
-            tmp = Path(tmp_name)
-            (tmp / names[0]).write_text(lowered.glsl)
-            (tmp / names[1]).write_bytes(words)
-            spv = str(tmp / names[1])
-            runs = ([("spirv-dis", "--disasm", [spv, "-o", str(tmp / names[-1])])] if disasm else []) \
-                + ([("spirv-val", "--validate", ["--target-env", lowered.target_env, spv])] if validate else [])
-            for tool, flag, tool_args in runs:
-                res = subprocess.run([tool, *tool_args], capture_output=True, text=True)
-                if res.returncode:
-                    raise CheckFailed(f"{tool} rejected {stem}.spv (nothing written):\n{res.stdout}{res.stderr}"
-                                      f"Fix: report this with the program; emit without {flag} to inspect it.")
-            for name in names:
-                os.replace(tmp / name, out_dir / name)
-    except OSError as e:
-        raise _output_error(e, out_dir) from e
-    return [out_dir / name for name in names]
-
-
-def explain(program, device_class: str = "default") -> str:
-    """Which optimiser passes change `program`, and why (one line per pass), plus the stages."""
-    from vyre_vk.opt import coarsen_factor, optimize
-
-    graph, reports = optimize(program, True, device_class=device_class)
-    lines = [f"passes (device class {device_class}):"]
-    lines += [f"  {'*' if r.changed else ' '} {r}" for r in reports]
-    lines.append(f"result: {len(graph.stages)} kernel(s)" + (f", scratch {', '.join(f'{b.name}[{b.count}]' for b in graph.scratch)}"
-                                                             if graph.scratch else ""))
-    for k, st in enumerate(graph.stages):
-        f = coarsen_factor(st)
-        lines.append(f"  stage {k}: workgroup {tuple(st.workgroup_size)}"
-                     + (f", {f} elements per invocation" if f > 1 else "")
-                     + f", buffers {[b.name for b in st.buffers if not b.is_workgroup]}")
-    return "\n".join(lines)
+def _parse_sizes(specs: Sequence[str]) -> dict[str, int]:
+    sizes: dict[str, int] = {}
+    for kv in specs:
+        key, _, value = kv.partition("=")
+        try:
+            sizes[key.strip()] = int(value)
+        except ValueError:
+            raise UsageError(f"--size {kv!r}: expected NAME=COUNT with an integer COUNT, e.g. x=1024. "
+                             "Fix: name a buffer of the program and its element count.") from None
+    return sizes
 
 
 def _emit(args: argparse.Namespace) -> int:
-    stem = _check_stem(args.name) if args.name is not None else None  # refused before any work
-    program, default_stem = _load_program(args.program, args.arg)
+    from vyre_vk.compile import Options, compile_program
+    from vyre_vk.emit import emit
+
+    stem = check_stem(args.name) if args.name is not None else None  # refused before any work
+    sizes = _parse_sizes(args.size)
+    program, default_stem, op = _load_program(args.program, args.arg)
+    check_sizes(program, sizes)
+    compiled = compile_program(program, Options(passes=not args.as_written, device_class=args.device_class))
     if args.explain:
-        print(explain(program, args.device_class))
-    for path in emit_program(program, stem or default_stem, Path(args.out), disasm=args.disasm,
-                             validate=args.validate):
-        print(path)
+        print(compiled.explain())
+    done = emit(compiled, stem or default_stem, Path(args.out), op=op, sizes=sizes, disasm=args.disasm,
+                validate=args.validate)
+    print(done.summary())
     if args.validate:
-        print("spirv-val: ok")
+        print(f"spirv-val: ok ({len(compiled.stages)} stage(s))")
     return EXIT_OK
 
 
-SHADERS_DIR = Path(__file__).resolve().parent.parent / "shaders"
-
-
 def _shaders(args: argparse.Namespace) -> int:
-    from vyre_vk.ops import all_ops
+    from vyre_vk.emit import regenerate_shaders
 
-    target = Path(args.dir)
-    with tempfile.TemporaryDirectory() as tmp:
-        fresh = Path(tmp)
-        for entry in all_ops():
-            emit_program(entry.build(), _file_stem(entry.id), fresh, validate=True)
-        new = {p.name: p.read_bytes() for p in fresh.iterdir()}
-        old = {p.name: p.read_bytes() for p in target.glob("*") if p.suffix in (".comp", ".spv")} \
-            if target.is_dir() else {}
-        drift = sorted(n for n in set(new) | set(old) if new.get(n) != old.get(n))
-        if args.check:
-            for name in drift:
-                print(f"drift: {name} ({'missing' if name not in old else 'stale' if name in new else 'orphan'})")
-            print("shaders/ is up to date" if not drift else
-                  f"{len(drift)} file(s) differ. Fix: run `vyre-vk shaders` and commit shaders/.")
-            return EXIT_CHECK_FAILED if drift else EXIT_OK
-        try:
-            target.mkdir(parents=True, exist_ok=True)
-            for name in drift:
-                if name in new:
-                    write_atomic(target / name, new[name])
-                else:
-                    (target / name).unlink()
-        except OSError as e:
-            raise _output_error(e, target) from e
-        print(f"shaders/: {len(new)} files, {len(drift)} updated")
+    result = regenerate_shaders(Path(args.dir), check=args.check)
+    if args.check:
+        for name in result.drift:
+            state = "missing" if name not in result.old else "stale" if name in result.new else "orphan"
+            print(f"drift: {name} ({state})")
+        print("shaders/ is up to date" if not result.drift else
+              f"{len(result.drift)} file(s) differ. Fix: run `vyre-vk shaders` and commit shaders/.")
+        return EXIT_CHECK_FAILED if result.drift else EXIT_OK
+    print(f"shaders/: {len(result.new)} files, {len(result.drift)} updated")
     return EXIT_OK
 
 
@@ -480,17 +367,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("list", help="registered op ids, one a line", **fmt)
     p.add_argument("prefix", nargs="?", default="", help="only ids starting with this, e.g. vyre-libs::nn")
     p.set_defaults(fn=_list)
-    p = sub.add_parser("emit", help="write GLSL and SPIR-V for a registered op or a program JSON file", **fmt)
+    p = sub.add_parser("emit", help="write the stages' SPIR-V and GLSL plus manifest.json (what the runtime runs)",
+                       **fmt)
     p.add_argument("program", help="op id (e.g. vyre-libs::nn::mlp_backward) or path to a program .json")
     p.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE", help="builder parameter override")
     p.add_argument("-o", "--out", default=".", help="output folder (default: .)")
     p.add_argument("--name", help="file stem (default: from the op id or file name); no path separators")
-    p.add_argument("--disasm", action="store_true", help="also write the spirv-dis text (.spvasm)")
-    p.add_argument("--validate", action="store_true", help="run spirv-val on the module")
+    p.add_argument("--as-written", action="store_true", help="no optimiser passes: one stage, the program as given")
+    p.add_argument("--size", action="append", default=[], metavar="NAME=COUNT",
+                   help="element count of a buffer for the manifest's concrete grids (default: declared counts)")
+    p.add_argument("--disasm", action="store_true", help="also write the spirv-dis text (.spvasm) per stage")
+    p.add_argument("--validate", action="store_true", help="run spirv-val on every stage")
     p.add_argument("--explain", action="store_true", help="also show which optimiser passes change the program and why")
-    p.add_argument("--device-class", default="default", choices=sorted(BEST_LOCAL_SIZE), help="device class for --explain")
+    p.add_argument("--device-class", default="default", choices=sorted(BEST_LOCAL_SIZE),
+                   help="device class the optimiser tunes for (default: default)")
     p.set_defaults(fn=_emit)
-    p = sub.add_parser("shaders", help="regenerate shaders/ for every registered op", **fmt)
+    p = sub.add_parser("shaders", help="regenerate shaders/<op>/ (emit's output) for every registered op", **fmt)
     p.add_argument("--check", action="store_true", help="only report drift (exit 1 if any)")
     p.add_argument("--dir", default=str(SHADERS_DIR))
     p.set_defaults(fn=_shaders)

@@ -41,21 +41,30 @@ def test_run_unknown_op_is_a_clear_error():
 
 
 def test_emit_registered_op_with_builder_args(tmp_path):
+    # --as-written: the one stage of the program as given
     assert main(["emit", "vyre-libs::nn::mlp_backward", "--arg", "model_dim=4", "--arg", "hidden_dim=8",
-                 "-o", str(tmp_path), "--disasm", "--validate"]) == 0
+                 "-o", str(tmp_path), "--disasm", "--validate", "--as-written"]) == 0
     stem = "vyre-libs__nn__mlp_backward"
-    glsl = (tmp_path / f"{stem}.comp").read_text()
+    glsl = (tmp_path / f"{stem}.stage0.comp").read_text()
     assert "layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;" in glsl
     assert re.search(r"if \((v_)?i < 4u\)", glsl)  # model_dim=4 reached the program (any local-name prefix)
-    assert (tmp_path / f"{stem}.spv").read_bytes()[:4] == b"\x03\x02\x23\x07"
-    assert "OpEntryPoint GLCompute" in (tmp_path / f"{stem}.spvasm").read_text()
+    assert (tmp_path / f"{stem}.stage0.spv").read_bytes()[:4] == b"\x03\x02\x23\x07"
+    assert "OpEntryPoint GLCompute" in (tmp_path / f"{stem}.stage0.spvasm").read_text()
+    # default: the optimised stages the runtime dispatches, each with its .spvasm
+    assert main(["emit", "vyre-libs::nn::mlp_backward", "--arg", "model_dim=4", "--arg", "hidden_dim=8",
+                 "-o", str(tmp_path), "--disasm", "--validate"]) == 0
+    stages = json.loads((tmp_path / "manifest.json").read_text())["stages"]
+    assert len(stages) == 3 and all("local_size_x = 256" in (tmp_path / s["comp"]).read_text() for s in stages)
+    assert all("OpEntryPoint GLCompute" in (tmp_path / f"{stem}.stage{k}.spvasm").read_text() for k in range(3))
 
 
 def test_emit_program_json_file(tmp_path):
     src = tmp_path / "seed.json"
     src.write_text(get("vyre-libs::nn::mlp_backward").build().to_json())
     assert main(["emit", str(src), "-o", str(tmp_path / "out"), "--validate"]) == 0
-    assert (tmp_path / "out" / "seed.spv").exists()
+    assert (tmp_path / "out" / "seed.stage0.spv").exists()
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["op"] is None and manifest["name"] == "seed"
 
 
 def test_emit_malformed_json_fails_cleanly(tmp_path):
@@ -76,18 +85,34 @@ def test_shaders_folder_has_no_drift():
 def test_shaders_drift_is_detected(tmp_path):
     copy = tmp_path / "shaders"
     shutil.copytree(SHADERS_DIR, copy)
-    comp = next(copy.glob("*.comp"))
+    comp = next(copy.glob("*/*.comp"))
     comp.write_text(comp.read_text() + "// edited\n")
+    (copy / "old.spv").write_bytes(b"")  # a flat file of the old layout: an orphan
+    manifest = next(copy.glob("*/manifest.json"))
+    manifest.unlink()
     out = cli("shaders", "--check", "--dir", str(copy))
-    assert out.returncode == 1 and f"drift: {comp.name} (stale)" in out.stdout
+    assert out.returncode == 1, out.stdout
+    for line in (f"drift: {comp.parent.name}/{comp.name} (stale)", "drift: old.spv (orphan)",
+                 f"drift: {manifest.parent.name}/manifest.json (missing)"):
+        assert line in out.stdout
 
 
-@pytest.mark.parametrize("spv", sorted(SHADERS_DIR.glob("*.spv")), ids=lambda p: p.name)
-def test_every_shader_passes_spirv_val(spv):
-    res = subprocess.run(["spirv-val", "--target-env", "vulkan1.1", str(spv)], capture_output=True, text=True)
+def _shader_stages():
+    for manifest in sorted(SHADERS_DIR.glob("*/manifest.json")):
+        for stage in json.loads(manifest.read_text())["stages"]:
+            yield pytest.param(manifest.parent / stage["spirv"], stage["target_env"], id=stage["spirv"])
+
+
+@pytest.mark.parametrize("spv,target_env", list(_shader_stages()))
+def test_every_shader_passes_spirv_val(spv, target_env):
+    res = subprocess.run(["spirv-val", "--target-env", target_env, str(spv)], capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr
 
 
-def test_every_registered_op_has_a_shader():
-    names = {p.stem for p in SHADERS_DIR.glob("*.spv")}
-    assert {e.id.replace("::", "__") for e in all_ops()} <= names
+def test_every_registered_op_has_its_stages_and_manifest():
+    for e in all_ops():
+        folder = SHADERS_DIR / e.id.replace("::", "__")
+        manifest = json.loads((folder / "manifest.json").read_text())
+        assert manifest["op"] == e.id and manifest["program_hash"] == e.build().content_hash()
+        assert manifest["options"]["passes"] is True and manifest["stages"]
+        assert all((folder / s["spirv"]).exists() and (folder / s["comp"]).exists() for s in manifest["stages"])

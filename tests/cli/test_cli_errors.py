@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from vyre_vk import cli
+from vyre_vk import cli, emit
 from vyre_vk.cli import main
 from vyre_vk.errors import VyreError
 from vyre_vk.ops import OpEntry, all_ops, get
@@ -68,7 +68,7 @@ def test_emit_float_builder_arg_is_parsed_as_a_number(capsys, tmp_path):
     rc, out, err = run_main(capsys, "emit", "vyre-libs::optim::ema_apply", "--arg", "decay=0.5",
                             "--arg", "n=8", "-o", str(tmp_path))
     assert rc == 0, err
-    assert (tmp_path / "vyre-libs__optim__ema_apply.spv").exists()
+    assert (tmp_path / "vyre-libs__optim__ema_apply.stage0.spv").exists() and (tmp_path / "manifest.json").exists()
 
 
 def test_builder_rejecting_a_value_is_a_typed_error():
@@ -150,7 +150,8 @@ def test_emit_name_with_path_parts_is_refused(capsys, tmp_path, name):
 def test_emit_plain_name_is_used(capsys, tmp_path):
     rc, out, _ = run_main(capsys, "emit", SEED, "--name", "mlp.v2", "-o", str(tmp_path))
     assert rc == 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["mlp.v2.comp", "mlp.v2.spv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.json"] + [
+        f"mlp.v2.stage{k}.{ext}" for k in range(3) for ext in ("comp", "spv")]
 
 
 # ---- 3. --device-class is one the optimiser knows ----------------------------------------------
@@ -257,7 +258,7 @@ def test_environment_errors_exit_3(argv, env, needle):
 
 
 def test_missing_spirv_tool_exits_3(capsys, monkeypatch, tmp_path):
-    monkeypatch.setattr(cli.shutil, "which", lambda tool: None)
+    monkeypatch.setattr(emit.shutil, "which", lambda tool: None)
     rc, _, err = run_main(capsys, "emit", SEED, "--validate", "-o", str(tmp_path))
     assert_error(rc, err, 3, "spirv-val not found")
     assert files_under(tmp_path) == []
@@ -265,18 +266,20 @@ def test_missing_spirv_tool_exits_3(capsys, monkeypatch, tmp_path):
 
 # ---- 6. nothing half-written -------------------------------------------------------------------
 def test_rejected_module_writes_nothing_and_keeps_old_files(capsys, monkeypatch, tmp_path):
-    (tmp_path / f"{SEED_STEM}.comp").write_text("OLD")
+    old = [tmp_path / f"{SEED_STEM}.stage0.comp", tmp_path / "manifest.json"]
+    for path in old:
+        path.write_text("OLD")
     real_run = subprocess.run
 
     def run(cmd, *a, **k):
         if cmd[0] == "spirv-val":
             return subprocess.CompletedProcess(cmd, 1, "simulated rejection\n", "")
         return real_run(cmd, *a, **k)
-    monkeypatch.setattr(cli.subprocess, "run", run)
+    monkeypatch.setattr(emit.subprocess, "run", run)
     rc, _, err = run_main(capsys, "emit", SEED, "--validate", "--disasm", "-o", str(tmp_path))
     assert_error(rc, err, 1, "spirv-val rejected", "simulated rejection", "nothing written")
-    assert [p.name for p in tmp_path.iterdir()] == [f"{SEED_STEM}.comp"]  # no .spv, no temp folder
-    assert (tmp_path / f"{SEED_STEM}.comp").read_text() == "OLD"
+    assert sorted(tmp_path.iterdir()) == sorted(old)  # no .spv, no temp folder
+    assert all(path.read_text() == "OLD" for path in old)
 
 
 def test_write_atomic_failure_leaves_the_old_file(tmp_path):
@@ -305,8 +308,10 @@ def test_shaders_writes_whole_files_with_normal_modes(capsys, monkeypatch, tmp_p
     target = tmp_path / "shaders"
     rc, out, _ = run_main(capsys, "shaders", "--dir", str(target))
     assert rc == 0 and "updated" in out
-    files = list(target.iterdir())
-    assert len(files) == 4 and all(p.suffix in (".comp", ".spv") for p in files)  # no temp files left
+    files = [p for p in target.rglob("*") if p.is_file()]
+    assert sorted(p.name for p in target.iterdir()) == sorted([SEED_STEM, "vyre-libs__nn__gelu"])
+    assert {p.name for p in files} >= {"manifest.json", f"{SEED_STEM}.stage2.spv"}
+    assert all(p.suffix in (".comp", ".spv", ".json") for p in files)  # no temp files left
     assert all(p.stat().st_mode & 0o077 for p in files)  # not mkstemp's private 0600
     rc, out, _ = run_main(capsys, "shaders", "--check", "--dir", str(target))
     assert rc == 0 and "up to date" in out
