@@ -4,6 +4,9 @@
   ``Region(op_id){ Region("vyre-libs::substrate::indexed_map", parent=op_id){...} }``.
 - ``strided_accumulate_child`` / ``strided_accumulate2_child`` / ``strided_writeback_child``:
   workgroup-0 loops over ``idx = chunk*tile + local`` (the parent binds ``local``).
+- ``elementwise_program``: the one-invocation-per-element kernel most vyre-libs ops write out by
+  hand, ``i = gid.x; if i < bound { body }`` in ``Region(op_id)``, workgroup [64,1,1]; with
+  ``ro_decl`` / ``rw_decl`` / ``out_decl`` for its buffer lists.
 
 Example::
 
@@ -16,9 +19,9 @@ Example::
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, Sequence, Union
 
-from ..ir import Expr, Node, Program, wrap_anonymous, wrap_child
+from ..ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous, wrap_child
 
 INDEXED_MAP_OP_ID = "vyre-libs::substrate::indexed_map"
 STRIDED_ACCUMULATE_OP_ID = "vyre-libs::substrate::strided_accumulate"
@@ -35,6 +38,30 @@ def build_indexed_map(op_id: str, buffers: Sequence, output: str, count: int,
     ]
     return Program.wrapped(list(buffers), tuple(workgroup_size),
                            [wrap_anonymous(op_id, [wrap_child(INDEXED_MAP_OP_ID, op_id, child_body)])])
+
+
+def ro_decl(name: str, binding: int, count: int, dtype: DataType = DataType.F32) -> BufferDecl:
+    """A read-only storage buffer of `count` elements."""
+    return BufferDecl.read(name, binding, dtype).with_count(count)
+
+
+def rw_decl(name: str, binding: int, count: int, dtype: DataType = DataType.F32) -> BufferDecl:
+    """A ReadWrite storage buffer of `count` elements: an input (initial contents) and a result."""
+    return BufferDecl.read_write(name, binding, dtype).with_count(count)
+
+
+def out_decl(name: str, binding: int, count: int, dtype: DataType = DataType.F32) -> BufferDecl:
+    """An output buffer (zero-initialised result) of `count` elements."""
+    return BufferDecl.output(name, binding, dtype).with_count(count)
+
+
+def elementwise_program(op_id: str, buffers: Sequence[BufferDecl], bound: Union[int, Expr], body: Sequence[Node],
+                        index: str = "i", workgroup_size: Sequence[int] = (64, 1, 1)) -> Program:
+    """``index = gid.x; if index < bound { body }`` in ``Region(op_id)``; an int `bound` is a u32
+    literal, an Expr (e.g. ``buf_len(input)``) is used as is. `body` reads ``Expr.var(index)``."""
+    limit = Expr.u32(bound) if isinstance(bound, int) else bound
+    nodes = [Node.let_bind(index, Expr.gid_x()), Node.if_then(Expr.lt(Expr.var(index), limit), list(body))]
+    return Program.wrapped(list(buffers), tuple(workgroup_size), [wrap_anonymous(op_id, nodes)])
 
 
 def _strided_loop(tile: int, chunks: int, n: int, guarded_body: list) -> Node:

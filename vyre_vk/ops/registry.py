@@ -1,5 +1,15 @@
 """Op registry, the equivalent of vyre-libs' `OpEntry` harness.
 
+An op module registers its builder once; the builder's keyword defaults are the registered size
+(``params``), so they are written in one place, the signature::
+
+    def _build(n: int = 4) -> Program:
+        return relu("input", "output", n)
+
+    ENTRY = register_op(OP_ID, _build, category="nn", ulp=None,
+                        test_inputs=lambda: [[pack_u32_slice([0, 5])]],
+                        expected_output=lambda: [[pack_u32_slice([0, 5])]])
+
 Example::
 
     >>> from vyre_vk import ops
@@ -9,6 +19,7 @@ Example::
 from __future__ import annotations
 
 import difflib
+import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional
 
@@ -38,8 +49,9 @@ class OpEntry:
     byte string per buffer in declaration order (logical or legacy form, as in vyre);
     `expected_output()` returns, per case, one byte string per result buffer. `ulp` is an
     explicit f32 tolerance (None: the program-derived default, 4 or 128 ULP).
-    `builder` and `params` (the registered builder arguments, e.g. model_dim=2) let tools
-    rebuild the op at another size: ``entry.build_with(model_dim=64)``.
+    `builder` and `params` (the builder's keyword defaults, e.g. model_dim=2, read from its
+    signature by `register_op`) let tools rebuild the op at another size:
+    ``entry.build_with(model_dim=64)``.
     """
 
     id: str
@@ -79,6 +91,30 @@ class OpEntry:
         return True
 
 
+def builder_params(builder: Callable[..., Program]) -> dict[str, Any]:
+    """The builder's parameter names and defaults, in signature order: the op's registered size.
+
+    Raises TypeError for a parameter without a default (``build()`` calls the builder bare).
+    """
+    params: dict[str, Any] = {}
+    for name, p in inspect.signature(builder).parameters.items():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if p.default is p.empty:
+            raise TypeError(f"builder {builder.__qualname__} has no default for `{name}`. Fix: give every "
+                            "builder parameter a default, the size the op is registered at.")
+        params[name] = p.default
+    return params
+
+
+def register_op(op_id: str, builder: Callable[..., Program], *, category: str, ulp: Optional[int],
+                test_inputs: Callable[[], Cases], expected_output: Callable[[], Cases]) -> OpEntry:
+    """Register the op `op_id` built by `builder`: ``build()`` is ``builder()`` and ``params`` its
+    keyword defaults (read from the signature, so the registered size is written once)."""
+    return register(OpEntry(id=op_id, build=builder, builder=builder, params=builder_params(builder),
+                            test_inputs=test_inputs, expected_output=expected_output, category=category, ulp=ulp))
+
+
 def format_params(params: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in sorted(params.items())) or "none"
 
@@ -100,9 +136,14 @@ _REGISTRY: dict[str, OpEntry] = {}
 
 
 def register(entry: OpEntry) -> OpEntry:
-    """Add `entry`; registering a second entry under the same id is an error."""
+    """Add `entry`; registering a second entry under the same id is an error, and so is one whose
+    `params` are not its builder's defaults (build() and build_with() would build different sizes)."""
     if entry.id in _REGISTRY and _REGISTRY[entry.id] is not entry:
         raise ValueError(f"op `{entry.id}` is already registered. Fix: give the op a unique id.")
+    if entry.builder is not None and dict(entry.params) != builder_params(entry.builder):
+        raise ValueError(f"op `{entry.id}` registers params {format_params(entry.params)} but its builder's "
+                         f"defaults are {format_params(builder_params(entry.builder))}. Fix: register it with "
+                         "register_op(), which reads the params from the builder's signature.")
     _REGISTRY[entry.id] = entry
     return entry
 

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ...ir import BinOp, BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ..registry import OpEntry, register
+from ...ir import BinOp, DataType, Expr, Node, Program, wrap_anonymous
+from ..builder import elementwise_program, out_decl, ro_decl
+from ..registry import register_op
 from ..wire import pack_u32_slice
 
 JOIN_OP_ID = "vyre-libs::math::algebra::join"
@@ -54,33 +55,16 @@ def _check_unique(op_id: str, *names: str) -> None:
 def _elementwise_binary(op_id: str, a: str, b: str, out: str, size: int,
                         f: Callable[[Expr, Expr], Expr]) -> Program:
     _check_unique(op_id, a, b, out)
-    idx = Expr.var("idx")
-    body = [
-        Node.let_bind("idx", Expr.gid_x()),
-        Node.if_then(Expr.lt(idx, Expr.u32(size)), [Node.store(out, idx, f(Expr.load(a, idx), Expr.load(b, idx)))]),
-    ]
-    return Program.wrapped(
-        [BufferDecl.storage(a, 0, BufferAccess.ReadOnly, DataType.U32).with_count(size),
-         BufferDecl.storage(b, 1, BufferAccess.ReadOnly, DataType.U32).with_count(size),
-         BufferDecl.output(out, 2, DataType.U32).with_count(size)],
-        (64, 1, 1),
-        [wrap_anonymous(op_id, body)],
-    )
+    idx, u32 = Expr.var("idx"), DataType.U32
+    return elementwise_program(op_id, [ro_decl(a, 0, size, u32), ro_decl(b, 1, size, u32), out_decl(out, 2, size, u32)],
+                               size, [Node.store(out, idx, f(Expr.load(a, idx), Expr.load(b, idx)))], index="idx")
 
 
 def _elementwise_unary(op_id: str, input: str, out: str, size: int, f: Callable[[Expr], Expr]) -> Program:
     _check_unique(op_id, input, out)
-    idx = Expr.var("idx")
-    body = [
-        Node.let_bind("idx", Expr.gid_x()),
-        Node.if_then(Expr.lt(idx, Expr.u32(size)), [Node.store(out, idx, f(Expr.load(input, idx)))]),
-    ]
-    return Program.wrapped(
-        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.U32).with_count(size),
-         BufferDecl.output(out, 1, DataType.U32).with_count(size)],
-        (64, 1, 1),
-        [wrap_anonymous(op_id, body)],
-    )
+    idx, u32 = Expr.var("idx"), DataType.U32
+    return elementwise_program(op_id, [ro_decl(input, 0, size, u32), out_decl(out, 1, size, u32)], size,
+                               [Node.store(out, idx, f(Expr.load(input, idx)))], index="idx")
 
 
 def lattice_join(a: str, b: str, out: str, size: int) -> Program:
@@ -124,9 +108,9 @@ def bool_semiring_matmul(a: str, b: str, out: str, rows: int, inner: int, cols: 
     if max(a_count, b_count, out_count) > 0xFFFFFFFF:
         raise ValueError(f"{BOOL_MATMUL_OP_ID}: element count overflows u32 for [{rows}, {inner}, {cols}]. "
                          "Fix: shard the matrices.")
-    buffers = [BufferDecl.storage(a, 0, BufferAccess.ReadOnly, DataType.U32).with_count(max(a_count, 1)),
-               BufferDecl.storage(b, 1, BufferAccess.ReadOnly, DataType.U32).with_count(max(b_count, 1)),
-               BufferDecl.output(out, 2, DataType.U32).with_count(max(out_count, 1))]
+    u32 = DataType.U32
+    buffers = [ro_decl(a, 0, max(a_count, 1), u32), ro_decl(b, 1, max(b_count, 1), u32),
+               out_decl(out, 2, max(out_count, 1), u32)]
     if out_count <= UNROLL_LIMIT and inner <= UNROLL_LIMIT:
         # Small shapes: one invocation, every index a literal (no div/mod, no loop).
         stores = []
@@ -184,39 +168,38 @@ _LATTICE_A = [0x0000FFFF, 0xAAAAAAAA, 0x00000000, 0xFFFFFFFF]
 _LATTICE_B = [0xFFFF0000, 0x55555555, 0x00000000, 0x00000000]
 _U32_MAX = 0xFFFFFFFF
 
-JOIN_ENTRY = register(OpEntry(
-    id=JOIN_OP_ID, build=_build_join, builder=_build_join, params={"size": 4},
+JOIN_ENTRY = register_op(
+    JOIN_OP_ID, _build_join,
     test_inputs=lambda: [[pack_u32_slice(_LATTICE_A), pack_u32_slice(_LATTICE_B)]],
     expected_output=lambda: [[pack_u32_slice([0xFFFFFFFF, 0xFFFFFFFF, 0x00000000, 0xFFFFFFFF])]],
     category="math", ulp=ULP,
-))
+)
 
-MEET_ENTRY = register(OpEntry(
-    id=MEET_OP_ID, build=_build_meet, builder=_build_meet, params={"size": 4},
+MEET_ENTRY = register_op(
+    MEET_OP_ID, _build_meet,
     test_inputs=lambda: [[pack_u32_slice(_LATTICE_A), pack_u32_slice(_LATTICE_B)]],
     expected_output=lambda: [[pack_u32_slice([0x00000000, 0x00000000, 0x00000000, 0x00000000])]],
     category="math", ulp=ULP,
-))
+)
 
-MINPLUS_MUL_ENTRY = register(OpEntry(
-    id=MINPLUS_MUL_OP_ID, build=_build_minplus, builder=_build_minplus, params={"size": 4},
+MINPLUS_MUL_ENTRY = register_op(
+    MINPLUS_MUL_OP_ID, _build_minplus,
     test_inputs=lambda: [[pack_u32_slice([10, 20, _U32_MAX, _U32_MAX - 1]), pack_u32_slice([1, 2, 3, 4])]],
     expected_output=lambda: [[pack_u32_slice([11, 22, _U32_MAX, _U32_MAX])]],
     category="math", ulp=ULP,
-))
+)
 
-BOOL_MATMUL_ENTRY = register(OpEntry(
-    id=BOOL_MATMUL_OP_ID, build=_build_bool_mm, builder=_build_bool_mm,
-    params={"rows": 2, "inner": 3, "cols": 2},
+BOOL_MATMUL_ENTRY = register_op(
+    BOOL_MATMUL_OP_ID, _build_bool_mm,
     test_inputs=lambda: [[pack_u32_slice([1, 0, 1, 0, 1, 0]), pack_u32_slice([0, 1, 1, 0, 0, 0])]],
     expected_output=lambda: [[pack_u32_slice([0, 1, 1, 0])]],
     category="math", ulp=ULP,
-))
+)
 
-SKETCH_MIX_ENTRY = register(OpEntry(
-    id=SKETCH_MIX_OP_ID, build=_build_sketch, builder=_build_sketch, params={"size": 4},
+SKETCH_MIX_ENTRY = register_op(
+    SKETCH_MIX_OP_ID, _build_sketch,
     test_inputs=lambda: [[pack_u32_slice([1, 2, 3, 4])]],
     # vyre computes these with a Rust closure of the same mix: mix(1), mix(2), mix(3), mix(4).
     expected_output=lambda: [[pack_u32_slice([0xBD55FC18, 0xF04F52F1, 0xD2EF712C, 0x855AA83B])]],
     category="math", ulp=ULP,
-))
+)

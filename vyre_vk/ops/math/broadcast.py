@@ -9,8 +9,9 @@ Example::
 """
 from __future__ import annotations
 
-from ...ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ..registry import OpEntry, register
+from ...ir import DataType, Expr, Node, Program
+from ..builder import elementwise_program, out_decl, ro_decl
+from ..registry import register_op
 from ..wire import pack_u32_slice
 
 OP_ID = "vyre-libs::math::broadcast"
@@ -21,26 +22,18 @@ ULP = None
 def broadcast(src: str, dst: str, n: int) -> Program:
     if n == 0:
         raise ValueError("Fix: broadcast requires n > 0.")
-    idx = Expr.var("idx")
-    body = [
-        Node.let_bind("idx", Expr.gid_x()),
-        Node.if_then(Expr.lt(idx, Expr.u32(n)), [Node.store(dst, idx, Expr.load(src, Expr.u32(0)))]),
-    ]
-    return Program.wrapped(
-        [BufferDecl.storage(src, 0, BufferAccess.ReadOnly, DataType.U32).with_count(1),
-         BufferDecl.output(dst, 1, DataType.U32).with_count(n).with_output_byte_range(0, 4 * n)],
-        (64, 1, 1),
-        [wrap_anonymous(OP_ID, body)],
-    )
+    buffers = [ro_decl(src, 0, 1, DataType.U32), out_decl(dst, 1, n, DataType.U32).with_output_byte_range(0, 4 * n)]
+    return elementwise_program(OP_ID, buffers, n, [Node.store(dst, Expr.var("idx"), Expr.load(src, Expr.u32(0)))],
+                               index="idx")
 
 
 def _build(n: int = 4) -> Program:
     return broadcast("src", "dst", n)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 4},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_u32_slice([42])]],
     expected_output=lambda: [[pack_u32_slice([42, 42, 42, 42])]],
     category="math", ulp=ULP,
-))
+)

@@ -16,8 +16,9 @@ Example::
 """
 from __future__ import annotations
 
-from ...ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ..registry import OpEntry, register
+from ...ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ..builder import out_decl, ro_decl
+from ..registry import register_op
 from ..wire import pack_f32_slice
 
 OP_ID = "vyre-libs::math::reduce_variance"
@@ -97,11 +98,9 @@ def reduce_variance(input: str, output: str, n: int, bessel: bool = False) -> Pr
     body.append(Node.if_then(Expr.and_(wg0, Expr.eq(local, u32(0))), [
         Node.store(output, u32(0), Expr.div(Expr.load("var_m2_scratch", u32(0)), denom))]))
     return Program.wrapped(
-        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.workgroup("var_n_scratch", tile, DataType.U32),
+        [ro_decl(input, 0, n), BufferDecl.workgroup("var_n_scratch", tile, DataType.U32),
          BufferDecl.workgroup("var_m1_scratch", tile, DataType.F32),
-         BufferDecl.workgroup("var_m2_scratch", tile, DataType.F32),
-         BufferDecl.output(output, 1, DataType.F32).with_count(1)],
+         BufferDecl.workgroup("var_m2_scratch", tile, DataType.F32), out_decl(output, 1, 1)],
         (tile, 1, 1),
         [wrap_anonymous(OP_ID, body)],
     )
@@ -111,9 +110,9 @@ def _build(n: int = 256) -> Program:
     return reduce_variance("input", "output", n)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 256},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([2.0] * 256)]],
     expected_output=lambda: [[pack_f32_slice([0.0])]],
     category="math", ulp=ULP,
-))
+)

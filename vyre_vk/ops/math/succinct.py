@@ -28,8 +28,9 @@ Example::
 """
 from __future__ import annotations
 
-from ...ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous, wrap_child
-from ..registry import OpEntry, register
+from ...ir import DataType, Expr, Node, Program, wrap_anonymous, wrap_child
+from ..builder import out_decl, ro_decl
+from ..registry import register_op
 from ..wire import pack_u32_slice
 
 RANK_SUPERBLOCKS_OP_ID = "vyre-libs::math::succinct::rank1_superblocks"
@@ -70,8 +71,7 @@ def rank1_superblocks(bits: str, superblocks: str, word_count: int, block_words:
         Node.store(superblocks, Expr.u32(out_count - 1), acc),
     ])]
     return Program.wrapped(
-        [BufferDecl.storage(bits, 0, BufferAccess.ReadOnly, DataType.U32).with_count(max(word_count, 1)),
-         BufferDecl.output(superblocks, 1, DataType.U32).with_count(out_count)],
+        [ro_decl(bits, 0, max(word_count, 1), DataType.U32), out_decl(superblocks, 1, out_count, DataType.U32)],
         (1, 1, 1),
         [wrap_anonymous(RANK_SUPERBLOCKS_OP_ID,
                         [wrap_child(PATH_RECONSTRUCT_OP_ID, RANK_SUPERBLOCKS_OP_ID, body)])],
@@ -105,10 +105,9 @@ def rank1_query(bits: str, superblocks: str, bit_indices: str, out: str, word_co
         Node.store(out, q, v("rank_acc")),
     ])]
     return Program.wrapped(
-        [BufferDecl.storage(bits, 0, BufferAccess.ReadOnly, DataType.U32).with_count(max(word_count, 1)),
-         BufferDecl.storage(superblocks, 1, BufferAccess.ReadOnly, DataType.U32).with_count(sb_count),
-         BufferDecl.storage(bit_indices, 2, BufferAccess.ReadOnly, DataType.U32).with_count(max(query_count, 1)),
-         BufferDecl.output(out, 3, DataType.U32).with_count(max(query_count, 1))],
+        [ro_decl(bits, 0, max(word_count, 1), DataType.U32), ro_decl(superblocks, 1, sb_count, DataType.U32),
+         ro_decl(bit_indices, 2, max(query_count, 1), DataType.U32),
+         out_decl(out, 3, max(query_count, 1), DataType.U32)],
         (64, 1, 1),
         [wrap_anonymous(RANK_QUERY_OP_ID, body)],
     )
@@ -155,9 +154,8 @@ def select1_query(bits: str, k_indices: str, out: str, word_count: int, query_co
     """``out[q]`` = zero-based position of the ``k_indices[q]``-th (one-based) set bit."""
     body = _select1_body(bits, k_indices, out, word_count, query_count)
     return Program.wrapped(
-        [BufferDecl.storage(bits, 0, BufferAccess.ReadOnly, DataType.U32).with_count(max(word_count, 1)),
-         BufferDecl.storage(k_indices, 1, BufferAccess.ReadOnly, DataType.U32).with_count(max(query_count, 1)),
-         BufferDecl.output(out, 2, DataType.U32).with_count(max(query_count, 1))],
+        [ro_decl(bits, 0, max(word_count, 1), DataType.U32), ro_decl(k_indices, 1, max(query_count, 1), DataType.U32),
+         out_decl(out, 2, max(query_count, 1), DataType.U32)],
         (64, 1, 1),
         # tag_program: the primitive's Region, re-parented under the vyre-libs op id.
         [wrap_anonymous(SELECT_QUERY_OP_ID, [wrap_child(SELECT1_PRIMITIVE_OP_ID, SELECT_QUERY_OP_ID, body)])],
@@ -179,26 +177,23 @@ def _build_select(word_count: int = 4, query_count: int = 5) -> Program:
 # Set bits 0, 1, 3 | 63 | 80..95: 20 in all.
 _BITS = [0b1011, 0x8000_0000, 0xFFFF_0000, 0]
 
-RANK_SUPERBLOCKS_ENTRY = register(OpEntry(
-    id=RANK_SUPERBLOCKS_OP_ID, build=_build_superblocks, builder=_build_superblocks,
-    params={"word_count": 4, "block_words": 2},
+RANK_SUPERBLOCKS_ENTRY = register_op(
+    RANK_SUPERBLOCKS_OP_ID, _build_superblocks,
     test_inputs=lambda: [[pack_u32_slice(_BITS)]],
     expected_output=lambda: [[pack_u32_slice([0, 4, 20])]],
     category="math", ulp=ULP,
-))
+)
 
-SELECT_QUERY_ENTRY = register(OpEntry(
-    id=SELECT_QUERY_OP_ID, build=_build_select, builder=_build_select,
-    params={"word_count": 4, "query_count": 5},
+SELECT_QUERY_ENTRY = register_op(
+    SELECT_QUERY_OP_ID, _build_select,
     test_inputs=lambda: [[pack_u32_slice(_BITS), pack_u32_slice([1, 2, 3, 4, 5])]],
     expected_output=lambda: [[pack_u32_slice([0, 1, 3, 63, 80])]],
     category="math", ulp=ULP,
-))
+)
 
-RANK_QUERY_ENTRY = register(OpEntry(
-    id=RANK_QUERY_OP_ID, build=_build_rank, builder=_build_rank,
-    params={"word_count": 4, "query_count": 5, "block_words": 2},
+RANK_QUERY_ENTRY = register_op(
+    RANK_QUERY_OP_ID, _build_rank,
     test_inputs=lambda: [[pack_u32_slice(_BITS), pack_u32_slice([0, 4, 20]), pack_u32_slice([0, 1, 4, 63, 80])]],
     expected_output=lambda: [[pack_u32_slice([0, 1, 3, 3, 4])]],
     category="math", ulp=ULP,
-))
+)

@@ -13,8 +13,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import DataType, Expr, Node, Program, wrap_anonymous
+from ...builder import out_decl, ro_decl, rw_decl
+from ...registry import register_op
 from ...wire import pack_u32_slice
 
 OP_ID = "vyre-libs::math::atomic::atomic_compare_exchange_u32"
@@ -32,10 +33,8 @@ def atomic_compare_exchange_u32(expected: str, desired: str, state: str, trace: 
         ]),
     ])]
     return Program.wrapped(
-        [BufferDecl.storage(expected, 0, BufferAccess.ReadOnly, DataType.U32).with_count(n),
-         BufferDecl.storage(desired, 1, BufferAccess.ReadOnly, DataType.U32).with_count(n),
-         BufferDecl.read_write(state, 2, DataType.U32).with_count(1),
-         BufferDecl.output(trace, 3, DataType.U32).with_count(n)],
+        [ro_decl(expected, 0, n, DataType.U32), ro_decl(desired, 1, n, DataType.U32),
+         rw_decl(state, 2, 1, DataType.U32), out_decl(trace, 3, n, DataType.U32)],
         (1, 1, 1),
         [wrap_anonymous(OP_ID, body)],
     )
@@ -45,11 +44,11 @@ def _build(n: int = 4) -> Program:
     return atomic_compare_exchange_u32("expected", "desired", "state", "trace", n)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 4},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_u32_slice([10, 99, 20, 30]), pack_u32_slice([11, 88, 21, 31]),
                           pack_u32_slice([10])]],
     # serial CAS from state 10: i=0 matches -> 11; the rest do not. trace = pre-op states.
     expected_output=lambda: [[pack_u32_slice([11]), pack_u32_slice([10, 11, 11, 11])]],
     category="math", ulp=ULP,
-))
+)

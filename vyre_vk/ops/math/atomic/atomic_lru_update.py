@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from typing import Union
 
-from ....ir import AtomicOp, BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import AtomicOp, DataType, Expr, Node, Program, wrap_anonymous
+from ...builder import rw_decl
+from ...registry import register_op
 from ...wire import pack_u32_slice
 
 OP_ID = "vyre-libs::math::atomic::lru_update_u32"
@@ -34,7 +35,7 @@ def atomic_lru_update_u32(buffer: str, index: Union[int, Expr], timestamp: Union
         Node.let_bind("_prev", Expr.atomic(AtomicOp.Max, buffer, Expr.var("idx"), Expr.var("ts"))),
     ]
     return Program.wrapped(
-        [BufferDecl.storage(buffer, 0, BufferAccess.ReadWrite, DataType.U32).with_count(1)],
+        [rw_decl(buffer, 0, 1, DataType.U32)],
         (1, 1, 1),
         [wrap_anonymous(OP_ID, body)],
     )
@@ -44,9 +45,9 @@ def _build(index: Union[int, Expr] = 0, timestamp: Union[int, Expr] = 12345) -> 
     return atomic_lru_update_u32("buffer", index, timestamp)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"index": 0, "timestamp": 12345},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_u32_slice([0])]],
     expected_output=lambda: [[pack_u32_slice([12345])]],
     category="math", ulp=ULP,
-))
+)

@@ -14,10 +14,9 @@ Example::
 """
 from __future__ import annotations
 
-from functools import partial
-
-from ....ir import AtomicOp, BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import AtomicOp, DataType, Expr, Node, Program, wrap_anonymous
+from ...builder import out_decl, ro_decl, rw_decl
+from ...registry import register_op
 from ...wire import pack_u32_slice
 
 # u32 results: byte-exact (no f32 window).
@@ -34,9 +33,7 @@ def build_atomic_serial(op_id: str, op: AtomicOp, values: str, state: str, trace
         ]),
     ])]
     return Program.wrapped(
-        [BufferDecl.storage(values, 0, BufferAccess.ReadOnly, DataType.U32).with_count(n),
-         BufferDecl.read_write(state, 1, DataType.U32).with_count(1),
-         BufferDecl.output(trace, 2, DataType.U32).with_count(n)],
+        [ro_decl(values, 0, n, DataType.U32), rw_decl(state, 1, 1, DataType.U32), out_decl(trace, 2, n, DataType.U32)],
         (1, 1, 1),
         [wrap_anonymous(op_id, body)],
     )
@@ -68,12 +65,12 @@ def _register(fn_name: str) -> None:
 
     builder.__name__ = builder.__qualname__ = fn_name
     globals()[fn_name] = builder
-    ENTRIES[op_id] = register(OpEntry(
-        id=op_id, build=_build, builder=_build, params={"n": 4},
+    ENTRIES[op_id] = register_op(
+        op_id, _build,
         test_inputs=lambda: [[pack_u32_slice(values), pack_u32_slice([initial])]],
         expected_output=lambda: [[pack_u32_slice([final]), pack_u32_slice(trace)]],
         category="math", ulp=ULP,
-    ))
+    )
 
 
 for _name in SERIAL_OPS:

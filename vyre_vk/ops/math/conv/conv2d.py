@@ -13,10 +13,11 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import Expr, Node, Program
+from ...builder import elementwise_program, out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice
-from .taps import taps
+from .taps import pixel_coords, taps
 
 OP_ID = "vyre-libs::math::conv::conv2d_3x3_direct"
 # 4 ULP: elementary f32 ops only (vyre's program budget; a backend may contract a*b+c).
@@ -31,35 +32,22 @@ def conv2d_3x3_direct(input: str, kernel: str, output: str, h: int, w: int) -> P
     tap_nodes = [Node.assign("acc", Expr.add(acc, Expr.select(
         ok, Expr.mul(Expr.load(input, idx), Expr.load(kernel, Expr.u32(t))), Expr.f32(0.0))))
         for t, ok, idx in taps(h, w)]
-    body = [
-        Node.let_bind("flat", Expr.gid_x()),
-        Node.if_then(Expr.lt(Expr.var("flat"), Expr.u32(elements)), [
-            Node.let_bind("y", Expr.div(Expr.var("flat"), Expr.u32(w))),
-            Node.let_bind("x", Expr.rem(Expr.var("flat"), Expr.u32(w))),
-            Node.let_bind("acc", Expr.f32(0.0)),
-            Node.block(tap_nodes),
-            Node.store(output, Expr.var("flat"), acc),
-        ]),
-    ]
-    return Program.wrapped(
-        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.F32).with_count(elements),
-         BufferDecl.storage(kernel, 1, BufferAccess.ReadOnly, DataType.F32).with_count(9),
-         BufferDecl.output(output, 2, DataType.F32).with_count(elements)],
-        (64, 1, 1),
-        [wrap_anonymous(OP_ID, body)],
-    )
+    buffers = [ro_decl(input, 0, elements), ro_decl(kernel, 1, 9), out_decl(output, 2, elements)]
+    return elementwise_program(OP_ID, buffers, elements, [
+        *pixel_coords(w), Node.let_bind("acc", Expr.f32(0.0)), Node.block(tap_nodes),
+        Node.store(output, Expr.var("flat"), acc)], index="flat")
 
 
 def _build(h: int = 4, w: int = 4) -> Program:
     return conv2d_3x3_direct("input", "kernel", "output", h, w)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"h": 4, "w": 4},
+ENTRY = register_op(
+    OP_ID, _build,
     # 4x4 identity, 3x3 box kernel
     test_inputs=lambda: [[pack_f32_slice([1.0 if r == c else 0.0 for r in range(4) for c in range(4)]),
                           pack_f32_slice([1.0] * 9)]],
     expected_output=lambda: [[pack_f32_slice([2.0, 2.0, 1.0, 0.0, 2.0, 3.0, 2.0, 1.0,
                                               1.0, 2.0, 3.0, 2.0, 0.0, 1.0, 2.0, 2.0])]],
     category="math", ulp=ULP,
-))
+)

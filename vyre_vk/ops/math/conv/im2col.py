@@ -10,10 +10,11 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import Expr, Node, Program
+from ...builder import elementwise_program, out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice
-from .taps import taps
+from .taps import pixel_coords, taps
 
 OP_ID = "vyre-libs::math::conv::im2col_3x3"
 # 4 ULP: no f32 arithmetic at all (copies and zeros: exact); 4 is vyre's program budget.
@@ -25,20 +26,8 @@ def im2col_3x3(input: str, output: str, h: int, w: int) -> Program:
     writes = [Node.store(output, Expr.add(Expr.mul(Expr.var("flat"), Expr.u32(9)), Expr.u32(t)),
                          Expr.select(ok, Expr.load(input, idx), Expr.f32(0.0)))
               for t, ok, idx in taps(h, w)]
-    body = [
-        Node.let_bind("flat", Expr.gid_x()),
-        Node.if_then(Expr.lt(Expr.var("flat"), Expr.u32(pixels)), [
-            Node.let_bind("y", Expr.div(Expr.var("flat"), Expr.u32(w))),
-            Node.let_bind("x", Expr.rem(Expr.var("flat"), Expr.u32(w))),
-            Node.block(writes),
-        ]),
-    ]
-    return Program.wrapped(
-        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.F32).with_count(pixels),
-         BufferDecl.output(output, 1, DataType.F32).with_count(pixels * 9)],
-        (64, 1, 1),
-        [wrap_anonymous(OP_ID, body)],
-    )
+    return elementwise_program(OP_ID, [ro_decl(input, 0, pixels), out_decl(output, 1, pixels * 9)], pixels,
+                               [*pixel_coords(w), Node.block(writes)], index="flat")
 
 
 def _build(h: int = 4, w: int = 4) -> Program:
@@ -62,9 +51,9 @@ def _naive_im2col(img: list, h: int, w: int) -> list:
     return out
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"h": 4, "w": 4},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice(_fixture_input())]],
     expected_output=lambda: [[pack_f32_slice(_naive_im2col(_fixture_input(), 4, 4))]],
     category="math", ulp=ULP,
-))
+)

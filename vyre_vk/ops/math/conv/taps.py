@@ -1,7 +1,7 @@
 """The 3x3 zero-padded tap addressing shared by conv2d_3x3_direct and im2col_3x3: for tap
 ``(ky, kx)`` with ``dy, dx = ky-1, kx-1``: in-bounds ``y >= 1`` / ``y + dy < h`` (likewise x),
 neighbour ``ny = y -/+ |dy|`` (u32, may wrap: the select discards it), index ``ny*w + nx``.
-The parent binds ``y`` and ``x``.
+The parent binds ``y`` and ``x`` (``pixel_coords`` does, from the flat pixel index ``flat``).
 
 Example::
 
@@ -10,7 +10,13 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import Expr
+from ....ir import Expr, Node
+
+
+def pixel_coords(w: int) -> list:
+    """``y = flat / w; x = flat % w`` for a row-major image of width `w`."""
+    return [Node.let_bind("y", Expr.div(Expr.var("flat"), Expr.u32(w))),
+            Node.let_bind("x", Expr.rem(Expr.var("flat"), Expr.u32(w)))]
 
 
 def _coord(var: str, d: int, limit: int):

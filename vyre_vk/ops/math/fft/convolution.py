@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import BufferDecl, DataType, Expr, Node, Program, wrap, wrap_anonymous
+from ...builder import out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice
 from .fft_radix2 import OP_ID as FFT_OP_ID, fft_radix2_body, validate_complex_len
 
@@ -89,12 +90,10 @@ def fft_convolve_circular_complex(signal: str, kernel: str, signal_freq: str, ke
         wrap(SCALE_OP_ID, scale_conjugate_body_from(output, output, n), SCALE_OP_ID),
     ]
     return Program.wrapped(
-        [BufferDecl.storage(signal, 0, BufferAccess.ReadOnly, DataType.F32).with_count(elements),
-         BufferDecl.storage(kernel, 1, BufferAccess.ReadOnly, DataType.F32).with_count(elements),
+        [ro_decl(signal, 0, elements), ro_decl(kernel, 1, elements),
          BufferDecl.workgroup(signal_freq, elements, DataType.F32),
          BufferDecl.workgroup(kernel_freq, elements, DataType.F32),
-         BufferDecl.workgroup(product_freq, elements, DataType.F32),
-         BufferDecl.output(output, 2, DataType.F32).with_count(elements)],
+         BufferDecl.workgroup(product_freq, elements, DataType.F32), out_decl(output, 2, elements)],
         (1, 1, 1),
         [wrap_anonymous(OP_ID, entry)],
     ).with_entry_op_id(OP_ID)
@@ -103,9 +102,8 @@ def fft_convolve_circular_complex(signal: str, kernel: str, signal_freq: str, ke
 def pointwise_complex_multiply_conjugate_program() -> Program:
     n, elements = 4, 8
     return Program.wrapped(
-        [BufferDecl.storage("signal_freq", 0, BufferAccess.ReadOnly, DataType.F32).with_count(elements),
-         BufferDecl.storage("kernel_freq", 1, BufferAccess.ReadOnly, DataType.F32).with_count(elements),
-         BufferDecl.output("product_freq", 2, DataType.F32).with_count(elements)],
+        [ro_decl("signal_freq", 0, elements), ro_decl("kernel_freq", 1, elements),
+         out_decl("product_freq", 2, elements)],
         (1, 1, 1),
         [wrap_anonymous(MULTIPLY_OP_ID, multiply_and_conjugate_body("signal_freq", "kernel_freq", "product_freq", n))],
     ).with_entry_op_id(MULTIPLY_OP_ID)
@@ -114,8 +112,7 @@ def pointwise_complex_multiply_conjugate_program() -> Program:
 def scale_conjugate_inverse_program() -> Program:
     n, elements = 4, 8
     return Program.wrapped(
-        [BufferDecl.storage("product_freq", 0, BufferAccess.ReadOnly, DataType.F32).with_count(elements),
-         BufferDecl.output("output", 1, DataType.F32).with_count(elements)],
+        [ro_decl("product_freq", 0, elements), out_decl("output", 1, elements)],
         (1, 1, 1),
         [wrap_anonymous(SCALE_OP_ID, scale_conjugate_body_from("product_freq", "output", n))],
     ).with_entry_op_id(SCALE_OP_ID)
@@ -125,26 +122,25 @@ def _build_convolve(n: int = 4) -> Program:
     return fft_convolve_circular_complex("signal", "kernel", "signal_freq", "kernel_freq", "product_freq", "output", n)
 
 
-ENTRY_MULTIPLY = register(OpEntry(
-    id=MULTIPLY_OP_ID, build=pointwise_complex_multiply_conjugate_program,
-    builder=pointwise_complex_multiply_conjugate_program, params={},
+ENTRY_MULTIPLY = register_op(
+    MULTIPLY_OP_ID, pointwise_complex_multiply_conjugate_program,
     test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0, -1.0, 0.5, 0.0, -2.0]),
                           pack_f32_slice([5.0, 6.0, -2.0, 1.0, 0.5, -1.0, 3.0, 0.0])]],
     expected_output=lambda: [[pack_f32_slice([-7.0, -16.0, -10.0, 5.0, 0.0, -1.25, 0.0, 6.0])]],
     category="math", ulp=ULP,
-))
+)
 
-ENTRY_SCALE = register(OpEntry(
-    id=SCALE_OP_ID, build=scale_conjugate_inverse_program, builder=scale_conjugate_inverse_program, params={},
+ENTRY_SCALE = register_op(
+    SCALE_OP_ID, scale_conjugate_inverse_program,
     test_inputs=lambda: [[pack_f32_slice([4.0, -8.0, -12.0, 16.0, 0.0, 0.0, 2.0, -4.0])]],
     expected_output=lambda: [[pack_f32_slice([1.0, 2.0, -3.0, -4.0, 0.0, 0.0, 0.5, 1.0])]],
     category="math", ulp=ULP,
-))
+)
 
-ENTRY_CONVOLVE = register(OpEntry(
-    id=OP_ID, build=_build_convolve, builder=_build_convolve, params={"n": 4},
+ENTRY_CONVOLVE = register_op(
+    OP_ID, _build_convolve,
     test_inputs=lambda: [[pack_f32_slice([1.0, 0.0, 2.0, 0.0, 3.0, 0.0, 4.0, 0.0]),
                           pack_f32_slice([1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0])]],
     expected_output=lambda: [[pack_f32_slice([5.0, 0.0, 3.0, 0.0, 5.0, 0.0, 7.0, 0.0])]],
     category="math", ulp=ULP,
-))
+)

@@ -10,8 +10,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import Expr, Node, Program, wrap_anonymous
+from ...builder import out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice
 
 OP_ID = "vyre-libs::math::fft::fft4_complex"
@@ -35,8 +36,7 @@ def fft4_complex(input: str, output: str) -> Program:
     ]
     body += [Node.store(output, Expr.u32(k), val) for k, val in enumerate(values)]
     return Program.wrapped(
-        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.F32).with_count(8),
-         BufferDecl.output(output, 1, DataType.F32).with_count(8)],
+        [ro_decl(input, 0, 8), out_decl(output, 1, 8)],
         (1, 1, 1),
         [wrap_anonymous(OP_ID, body)],
     )
@@ -46,9 +46,9 @@ def _build() -> Program:
     return fft4_complex("input", "output")
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])]],
     expected_output=lambda: [[pack_f32_slice([1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0])]],
     category="math", ulp=ULP,
-))
+)

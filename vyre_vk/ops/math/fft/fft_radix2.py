@@ -18,8 +18,9 @@ import math
 
 import numpy as np
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import Expr, Node, Program, wrap_anonymous
+from ...builder import out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice
 
 OP_ID = "vyre-libs::math::fft::fft_radix2"
@@ -86,8 +87,7 @@ def fft_radix2_body(input: str, output: str, n: int) -> list:
 def fft_radix2_complex(input: str, output: str, n: int) -> Program:
     elements = validate_complex_len(n, "fft_radix2_complex")
     return Program.wrapped(
-        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.F32).with_count(elements),
-         BufferDecl.output(output, 1, DataType.F32).with_count(elements)],
+        [ro_decl(input, 0, elements), out_decl(output, 1, elements)],
         (1, 1, 1),
         [wrap_anonymous(OP_ID, fft_radix2_body(input, output, n))],
     ).with_entry_op_id(OP_ID)
@@ -97,9 +97,9 @@ def _build(n: int = 4) -> Program:
     return fft_radix2_complex("input", "output", n)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 4},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])]],
     expected_output=lambda: [[pack_f32_slice([1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0])]],
     category="math", ulp=ULP,
-))
+)

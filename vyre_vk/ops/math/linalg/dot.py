@@ -13,10 +13,10 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...builder import strided_accumulate_child
+from ....ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ...builder import out_decl, ro_decl, strided_accumulate_child
 from ...primitives import FIRST_WORKGROUP, sum_u32_child
-from ...registry import OpEntry, register
+from ...registry import register_op
 from ...wire import pack_u32_slice
 
 OP_ID = "vyre-libs::math::dot"
@@ -41,10 +41,8 @@ def dot(lhs: str, rhs: str, out: str, n: int) -> Program:
             Node.store(out, Expr.u32(0), Expr.load("dot_scratch", Expr.u32(0)))]),
     ]
     return Program.wrapped(
-        [BufferDecl.storage(lhs, 0, BufferAccess.ReadOnly, DataType.U32).with_count(n),
-         BufferDecl.storage(rhs, 1, BufferAccess.ReadOnly, DataType.U32).with_count(n),
-         BufferDecl.workgroup("dot_scratch", tile, DataType.U32),
-         BufferDecl.output(out, 2, DataType.U32).with_count(1)],
+        [ro_decl(lhs, 0, n, DataType.U32), ro_decl(rhs, 1, n, DataType.U32),
+         BufferDecl.workgroup("dot_scratch", tile, DataType.U32), out_decl(out, 2, 1, DataType.U32)],
         (tile, 1, 1),
         [wrap_anonymous(OP_ID, body)],
     )
@@ -54,9 +52,9 @@ def _build(n: int = 256) -> Program:
     return dot("lhs", "rhs", "out", n)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 256},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[bytes(256 * 4), bytes(256 * 4)]],
     expected_output=lambda: [[pack_u32_slice([0])]],
     category="math", ulp=ULP,
-))
+)

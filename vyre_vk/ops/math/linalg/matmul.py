@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ...builder import out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_u32_slice
 
 OP_ID = "vyre-libs::math::matmul"
@@ -31,7 +32,16 @@ def _check(op_id: str, m: int, k: int, n: int) -> None:
         raise ValueError(f"Fix: {op_id}: ShapeMismatch a/b/out found [{m}, {k}, {n}], expected every dim >= 1.")
 
 
-def _body(a: str, b: str, out: str, k: int, n: int, bias: Optional[str]) -> list:
+def gemm_buffers(a: str, b: str, bias: Optional[str], out: str, m: int, k: int, n: int,
+                 dtype: DataType = DataType.U32) -> list[BufferDecl]:
+    """``a`` (m*k), ``b`` (k*n), ``bias`` (n, if any) read-only, then ``out`` (m*n): bindings 0.."""
+    inputs = [(a, m * k), (b, k * n)] + ([(bias, n)] if bias is not None else [])
+    decls = [ro_decl(name, binding, count, dtype) for binding, (name, count) in enumerate(inputs)]
+    return decls + [out_decl(out, len(decls), m * n, dtype)]
+
+
+def matmul_body(a: str, b: str, out: str, k: int, n: int, bias: Optional[str]) -> list:
+    """One invocation per output: ``acc = sum_kk a[row*k + kk] * b[kk*n + col]`` (+ ``bias[col]``)."""
     idx, row, col = Expr.var("idx"), Expr.var("row"), Expr.var("col")
     kk = Expr.var("kk")
     acc = Expr.var("acc")
@@ -54,25 +64,14 @@ def _body(a: str, b: str, out: str, k: int, n: int, bias: Optional[str]) -> list
 
 def matmul(a: str, b: str, out: str, m: int, k: int, n: int) -> Program:
     _check(OP_ID, m, k, n)
-    return Program.wrapped(
-        [BufferDecl.storage(a, 0, BufferAccess.ReadOnly, DataType.U32).with_count(m * k),
-         BufferDecl.storage(b, 1, BufferAccess.ReadOnly, DataType.U32).with_count(k * n),
-         BufferDecl.output(out, 2, DataType.U32).with_count(m * n)],
-        (256, 1, 1),
-        [wrap_anonymous(OP_ID, _body(a, b, out, k, n, None))],
-    )
+    return Program.wrapped(gemm_buffers(a, b, None, out, m, k, n), (256, 1, 1),
+                           [wrap_anonymous(OP_ID, matmul_body(a, b, out, k, n, None))])
 
 
 def matmul_bias(a: str, b: str, bias: str, out: str, m: int, k: int, n: int) -> Program:
     _check(OP_ID_BIAS, m, k, n)
-    return Program.wrapped(
-        [BufferDecl.storage(a, 0, BufferAccess.ReadOnly, DataType.U32).with_count(m * k),
-         BufferDecl.storage(b, 1, BufferAccess.ReadOnly, DataType.U32).with_count(k * n),
-         BufferDecl.storage(bias, 2, BufferAccess.ReadOnly, DataType.U32).with_count(n),
-         BufferDecl.output(out, 3, DataType.U32).with_count(m * n)],
-        (256, 1, 1),
-        [wrap_anonymous(OP_ID_BIAS, _body(a, b, out, k, n, bias))],
-    )
+    return Program.wrapped(gemm_buffers(a, b, bias, out, m, k, n), (256, 1, 1),
+                           [wrap_anonymous(OP_ID_BIAS, matmul_body(a, b, out, k, n, bias))])
 
 
 def _build(m: int = 4, k: int = 4, n: int = 4) -> Program:
@@ -94,25 +93,34 @@ def _matmul_expected() -> list:
     return [[pack_u32_slice(out)]]
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"m": 4, "k": 4, "n": 4},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_u32_slice(range(16)), pack_u32_slice([i + 1 for i in range(16)])]],
     # vyre computes the expected bytes with the same wrapping loop:
     # [62,68,74,80,174,196,218,240,286,324,362,400,398,452,506,560]
     expected_output=_matmul_expected,
     category="math", ulp=ULP,
-))
+)
 
-ENTRY_BIAS = register(OpEntry(
-    id=OP_ID_BIAS, build=_build_bias, builder=_build_bias, params={"m": 2, "k": 2, "n": 2},
-    test_inputs=lambda: [[pack_u32_slice([1, 2, 3, 4]), pack_u32_slice([5, 6, 7, 8]), pack_u32_slice([10, 20])]],
-    expected_output=lambda: [[pack_u32_slice([29, 42, 53, 70])]],
+def bias_vector_inputs() -> list:
+    """vyre's 2x2x2 matmul_bias vector (also matmul_bias_tiled's; matmul_tiled's without the bias)."""
+    return [[pack_u32_slice([1, 2, 3, 4]), pack_u32_slice([5, 6, 7, 8]), pack_u32_slice([10, 20])]]
+
+
+def bias_vector_expected() -> list:
+    return [[pack_u32_slice([29, 42, 53, 70])]]
+
+
+ENTRY_BIAS = register_op(
+    OP_ID_BIAS, _build_bias,
+    test_inputs=bias_vector_inputs,
+    expected_output=bias_vector_expected,
     category="math", ulp=ULP,
-))
+)
 
-ENTRY_BIAS_SCALAR = register(OpEntry(
-    id=OP_ID_BIAS_SCALAR, build=_build_bias_scalar, builder=_build_bias_scalar, params={"m": 1, "k": 1, "n": 1},
+ENTRY_BIAS_SCALAR = register_op(
+    OP_ID_BIAS_SCALAR, _build_bias_scalar,
     test_inputs=lambda: [[pack_u32_slice([2]), pack_u32_slice([3]), pack_u32_slice([5])]],
     expected_output=lambda: [[pack_u32_slice([11])]],
     category="math", ulp=ULP,
-))
+)

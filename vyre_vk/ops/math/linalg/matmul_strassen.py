@@ -12,8 +12,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import Expr, Node, Program, wrap_anonymous
+from ...builder import out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice
 
 OP_ID = "vyre-libs::math::linalg::matmul_strassen_2x2"
@@ -41,9 +42,7 @@ def matmul_strassen_2x2(a: str, b: str, c: str) -> Program:
         Node.store(c, Expr.u32(3), add(add(sub(v("m1"), v("m2")), v("m3")), v("m6"))),
     ]
     return Program.wrapped(
-        [BufferDecl.storage(a, 0, BufferAccess.ReadOnly, DataType.F32).with_count(4),
-         BufferDecl.storage(b, 1, BufferAccess.ReadOnly, DataType.F32).with_count(4),
-         BufferDecl.output(c, 2, DataType.F32).with_count(4)],
+        [ro_decl(a, 0, 4), ro_decl(b, 1, 4), out_decl(c, 2, 4)],
         (1, 1, 1),
         [wrap_anonymous(OP_ID, body)],
     )
@@ -53,9 +52,9 @@ def _build() -> Program:
     return matmul_strassen_2x2("a", "b", "c")
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0]), pack_f32_slice([5.0, 6.0, 7.0, 8.0])]],
     expected_output=lambda: [[pack_f32_slice([19.0, 22.0, 43.0, 50.0])]],
     category="math", ulp=ULP,
-))
+)

@@ -18,7 +18,7 @@ matrices; barrier; ``acc += a_tile[local_row*tile+t] * b_tile[t*out_cols+local_c
 in-bounds cells; barrier. The body sits in ``Region(semiring_gemm, parent=<op id>)`` inside the
 op's Region. Only u32 is ported: vyre's f16/bf16 inputs select the tensor-core MMA path, and its
 cooperative body writes u32 zero literals into the tiles and the accumulator, so an f32 build is
-ill-typed upstream (tests/ops/test_tiled.py shows our validator rejecting it).
+ill-typed upstream (tests/ops/math/test_matmul_tiled.py shows our validator rejecting it).
 
 Example::
 
@@ -30,9 +30,11 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap, wrap_child
-from ...registry import OpEntry, register
+from ....ir import BufferDecl, DataType, Expr, Node, Program, wrap, wrap_child
+from ...builder import out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_u32_slice
+from .matmul import bias_vector_expected, bias_vector_inputs
 
 OP_ID = "vyre-libs::math::matmul_tiled"
 OP_ID_BIAS = "vyre-libs::math::matmul_bias_tiled"
@@ -164,12 +166,11 @@ def _program(op_id: str, a: str, b: str, bias: Optional[str], out: str, m: int, 
     padded = _count(op_id, "matmul_tiled_launch_lanes", _ceil_div(m, out_rows), _ceil_div(n, out_cols), lanes)
     gen = generator or op_id
     kernel = cooperative_matmul_body(a, b, bias, out, m, k, n, tile, out_rows, out_cols, lanes)
-    buffers = [BufferDecl.storage(a, 0, BufferAccess.ReadOnly, dtype).with_count(m * k),
-               BufferDecl.storage(b, 1, BufferAccess.ReadOnly, dtype).with_count(k * n)]
+    buffers = [ro_decl(a, 0, m * k, dtype), ro_decl(b, 1, k * n, dtype)]
     if bias is not None:
-        buffers.append(BufferDecl.storage(bias, 2, BufferAccess.ReadOnly, dtype).with_count(n))
+        buffers.append(ro_decl(bias, 2, n, dtype))
     buffers += [BufferDecl.workgroup(A_TILE, a_tile, dtype), BufferDecl.workgroup(B_TILE, b_tile, dtype),
-                BufferDecl.output(out, 3 if bias is not None else 2, dtype).with_count(padded)
+                out_decl(out, 3 if bias is not None else 2, padded, dtype)
                 .with_output_byte_range(0, m * n * 4)]
     return Program.wrapped(buffers, (lanes, 1, 1),
                            [wrap(gen, [wrap_child(SEMIRING_GEMM_OP_ID, gen, kernel)], None)])
@@ -207,16 +208,16 @@ def _build_bias(m: int = 2, k: int = 2, n: int = 2, tile: int = 2) -> Program:
     return matmul_bias_tiled("a", "b", "bias", "out", m, k, n, tile)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"m": 2, "k": 2, "n": 2, "tile": 2},
-    test_inputs=lambda: [[pack_u32_slice([1, 2, 3, 4]), pack_u32_slice([5, 6, 7, 8])]],
+ENTRY = register_op(
+    OP_ID, _build,
+    test_inputs=lambda: [bias_vector_inputs()[0][:2]],
     expected_output=lambda: [[pack_u32_slice([19, 22, 43, 50])]],
     category="math", ulp=ULP,
-))
+)
 
-ENTRY_BIAS = register(OpEntry(
-    id=OP_ID_BIAS, build=_build_bias, builder=_build_bias, params={"m": 2, "k": 2, "n": 2, "tile": 2},
-    test_inputs=lambda: [[pack_u32_slice([1, 2, 3, 4]), pack_u32_slice([5, 6, 7, 8]), pack_u32_slice([10, 20])]],
-    expected_output=lambda: [[pack_u32_slice([29, 42, 53, 70])]],
+ENTRY_BIAS = register_op(
+    OP_ID_BIAS, _build_bias,
+    test_inputs=bias_vector_inputs,
+    expected_output=bias_vector_expected,
     category="math", ulp=ULP,
-))
+)

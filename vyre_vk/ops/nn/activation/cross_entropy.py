@@ -17,9 +17,10 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ....ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ...builder import out_decl, ro_decl
 from ...primitives import EVERY_WORKGROUP, F32_MIN, max_f32_child, sum_f32_child
-from ...registry import OpEntry, register
+from ...registry import register_op
 from ...wire import pack_f32_slice, pack_u32_slice
 from .unary import f32_bits
 
@@ -36,12 +37,11 @@ def cross_entropy(logits: str, targets: str, loss_out: str, n: int, vocab_size: 
     if n * vocab_size > 0xFFFFFFFF or n * tile > 0xFFFFFFFF:
         raise ValueError(f"{OP_ID}: element count overflows u32. Fix: use fewer tokens.")
     return Program.wrapped(
-        [BufferDecl.storage(logits, 0, BufferAccess.ReadOnly, DataType.F32).with_count(n * vocab_size),
-         BufferDecl.storage(targets, 1, BufferAccess.ReadOnly, DataType.U32).with_count(n),
+        [ro_decl(logits, 0, n * vocab_size), ro_decl(targets, 1, n, DataType.U32),
          BufferDecl.workgroup("ce_scratch", tile, DataType.F32),
          BufferDecl.workgroup("ce_max_logit", 1, DataType.F32),
          BufferDecl.workgroup("ce_target_logit", 1, DataType.F32),
-         BufferDecl.output(loss_out, 2, DataType.F32).with_count(n * tile).with_output_byte_range(0, n * 4)],
+         out_decl(loss_out, 2, n * tile).with_output_byte_range(0, n * 4)],
         (tile, 1, 1),
         [wrap_anonymous(OP_ID, _body(logits, targets, loss_out, n, vocab_size))],
     )
@@ -96,12 +96,12 @@ def _build(n: int = 2, vocab_size: int = 4) -> Program:
     return cross_entropy("logits", "targets", "loss", n, vocab_size)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 2, "vocab_size": 4},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 0.5, 0.1, 0.2, 0.3, 0.4]),  # 2 tokens x 4 vocab
                           pack_u32_slice([2, 0])]],                                   # targets
     # vyre computes max + logf(sum expf(l - max)) - l[target] on the host (libm, sequential sum):
     # [0.46077347, 1.5425355]
     expected_output=lambda: [[f32_bits([0x3EEBEA80, 0x3FC571CE])]],
     category="nn", ulp=ULP,
-))
+)

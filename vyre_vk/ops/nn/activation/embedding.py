@@ -11,8 +11,8 @@ Example::
 from __future__ import annotations
 
 from ....ir import BufferAccess, BufferDecl, DataType, Expr, Program
-from ...builder import build_indexed_map
-from ...registry import OpEntry, register
+from ...builder import build_indexed_map, out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice, pack_u32_slice
 
 OP_ID = "vyre-libs::nn::embedding"
@@ -32,8 +32,8 @@ def embedding(embed_table: str, tokens: str, output: str, n: int, embed_dim: int
     return build_indexed_map(
         OP_ID,
         [BufferDecl.storage(embed_table, 0, BufferAccess.ReadOnly, DataType.F32),
-         BufferDecl.storage(tokens, 1, BufferAccess.ReadOnly, DataType.U32).with_count(n),
-         BufferDecl.output(output, 2, DataType.F32).with_count(total_out)],
+         ro_decl(tokens, 1, n, DataType.U32),
+         out_decl(output, 2, total_out)],
         output, total_out, (64, 1, 1), f)
 
 
@@ -41,10 +41,10 @@ def _build(n: int = 2, embed_dim: int = 3) -> Program:
     return embedding("table", "tokens", "output", n, embed_dim)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 2, "embed_dim": 3},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),  # table: 2 vocab x 3 dim
                           pack_u32_slice([1, 0])]],                        # tokens
     expected_output=lambda: [[pack_f32_slice([4.0, 5.0, 6.0, 1.0, 2.0, 3.0])]],
     category="nn", ulp=ULP,
-))
+)

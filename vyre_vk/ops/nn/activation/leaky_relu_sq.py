@@ -9,7 +9,7 @@ Example::
 from __future__ import annotations
 
 from ....ir import Expr, Program
-from ...registry import OpEntry, register
+from ...registry import register_op
 from ...wire import pack_f32_slice
 from .unary import f32_unary_activation_program
 
@@ -32,10 +32,10 @@ def _build(n: int = 4) -> Program:
     return leaky_relu_sq("input", "output", n)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 4},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([0.0, 2.0, -4.0, 1.0])]],
     # vyre computes these with max(0.5x, x)^2 in f32: [0, 4, 4, 1]
     expected_output=lambda: [[pack_f32_slice([0.0, 4.0, 4.0, 1.0])]],
     category="nn", ulp=ULP,
-))
+)

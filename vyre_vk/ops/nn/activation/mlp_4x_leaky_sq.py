@@ -17,8 +17,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous, wrap_child
-from ...registry import OpEntry, register
+from ....ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous, wrap_child
+from ...builder import out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice
 from .unary import f32_bits
 
@@ -79,12 +80,8 @@ def mlp_4x_leaky_sq(x: str, w1: str, b1: str, w2: str, b2: str, output: str,
         wrap_child(OUTPUT_PROJECTION_OP_ID, OP_ID, output_projection_body(w2, b2, output, model_dim, hidden_dim)),
     ]
     return Program.wrapped(
-        [BufferDecl.storage(x, 0, BufferAccess.ReadOnly, DataType.F32).with_count(model_dim),
-         BufferDecl.storage(w1, 1, BufferAccess.ReadOnly, DataType.F32).with_count(model_dim * hidden_dim),
-         BufferDecl.storage(b1, 2, BufferAccess.ReadOnly, DataType.F32).with_count(hidden_dim),
-         BufferDecl.storage(w2, 3, BufferAccess.ReadOnly, DataType.F32).with_count(hidden_dim * model_dim),
-         BufferDecl.storage(b2, 4, BufferAccess.ReadOnly, DataType.F32).with_count(model_dim),
-         BufferDecl.output(output, 5, DataType.F32).with_count(model_dim),
+        [ro_decl(x, 0, model_dim), ro_decl(w1, 1, model_dim * hidden_dim), ro_decl(b1, 2, hidden_dim),
+         ro_decl(w2, 3, hidden_dim * model_dim), ro_decl(b2, 4, model_dim), out_decl(output, 5, model_dim),
          BufferDecl.workgroup(HIDDEN_SCRATCH, hidden_dim, DataType.F32)],
         (MLP_WORKGROUP, 1, 1),
         [wrap_anonymous(OP_ID, body)],
@@ -94,10 +91,8 @@ def mlp_4x_leaky_sq(x: str, w1: str, b1: str, w2: str, b2: str, output: str,
 def hidden_projection_program(model_dim: int = 2, hidden_dim: int = 4) -> Program:
     """vyre registers this fixed at (2, 4); the sizes are parameters here for the random tests."""
     return Program.wrapped(
-        [BufferDecl.storage("x", 0, BufferAccess.ReadOnly, DataType.F32).with_count(model_dim),
-         BufferDecl.storage("w1", 1, BufferAccess.ReadOnly, DataType.F32).with_count(model_dim * hidden_dim),
-         BufferDecl.storage("b1", 2, BufferAccess.ReadOnly, DataType.F32).with_count(hidden_dim),
-         BufferDecl.output(HIDDEN_SCRATCH, 3, DataType.F32).with_count(hidden_dim)],
+        [ro_decl("x", 0, model_dim), ro_decl("w1", 1, model_dim * hidden_dim), ro_decl("b1", 2, hidden_dim),
+         out_decl(HIDDEN_SCRATCH, 3, hidden_dim)],
         (MLP_WORKGROUP, 1, 1),
         [wrap_anonymous(HIDDEN_PROJECTION_OP_ID, [
             Node.let_bind("lane", Expr.gid_x()),
@@ -110,10 +105,8 @@ def hidden_projection_program(model_dim: int = 2, hidden_dim: int = 4) -> Progra
 def output_projection_program(model_dim: int = 2, hidden_dim: int = 4) -> Program:
     """vyre registers this fixed at (2, 4); the sizes are parameters here for the random tests."""
     return Program.wrapped(
-        [BufferDecl.storage("w2", 0, BufferAccess.ReadOnly, DataType.F32).with_count(hidden_dim * model_dim),
-         BufferDecl.storage("b2", 1, BufferAccess.ReadOnly, DataType.F32).with_count(model_dim),
-         BufferDecl.storage(HIDDEN_SCRATCH, 2, BufferAccess.ReadOnly, DataType.F32).with_count(hidden_dim),
-         BufferDecl.output("out", 3, DataType.F32).with_count(model_dim)],
+        [ro_decl("w2", 0, hidden_dim * model_dim), ro_decl("b2", 1, model_dim),
+         ro_decl(HIDDEN_SCRATCH, 2, hidden_dim), out_decl("out", 3, model_dim)],
         (MLP_WORKGROUP, 1, 1),
         [wrap_anonymous(OUTPUT_PROJECTION_OP_ID, [
             Node.let_bind("lane", Expr.gid_x()),
@@ -134,28 +127,26 @@ def _build(model_dim: int = 2, hidden_dim: int = 4) -> Program:
     return mlp_4x_leaky_sq("x", "w1", "b1", "w2", "b2", "out", model_dim, hidden_dim)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"model_dim": 2, "hidden_dim": 4},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice(_X), pack_f32_slice(_W1), pack_f32_slice([0.0] * 4),
                           pack_f32_slice(_W2), pack_f32_slice([0.0, 0.0])]],
     expected_output=lambda: [[f32_bits(_OUT_BITS)]],
     category="nn", ulp=ULP,
-))
+)
 
-HIDDEN_ENTRY = register(OpEntry(
-    id=HIDDEN_PROJECTION_OP_ID, build=hidden_projection_program, builder=hidden_projection_program,
-    params={"model_dim": 2, "hidden_dim": 4},
+HIDDEN_ENTRY = register_op(
+    HIDDEN_PROJECTION_OP_ID, hidden_projection_program,
     test_inputs=lambda: [[pack_f32_slice(_X), pack_f32_slice(_W1), pack_f32_slice([0.0] * 4)]],
     # Computed by vyre on the host: [1.21, 1.9600003, 2.89, 4.0]
     expected_output=lambda: [[f32_bits([0x3F9AE148, 0x3FFAE14A, 0x4038F5C3, 0x40800000])]],
     category="nn", ulp=ULP,
-))
+)
 
-OUTPUT_ENTRY = register(OpEntry(
-    id=OUTPUT_PROJECTION_OP_ID, build=output_projection_program, builder=output_projection_program,
-    params={"model_dim": 2, "hidden_dim": 4},
+OUTPUT_ENTRY = register_op(
+    OUTPUT_PROJECTION_OP_ID, output_projection_program,
     test_inputs=lambda: [[pack_f32_slice(_W2), pack_f32_slice([0.0, 0.0]),
                           pack_f32_slice([1.21, 1.96, 2.89, 4.0])]],
     expected_output=lambda: [[f32_bits(_OUT_BITS)]],
     category="nn", ulp=ULP,
-))
+)

@@ -9,8 +9,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import Expr, Node, Program
+from ...builder import elementwise_program, out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice
 
 OP_ID = "vyre-libs::nn::parallel_residual_block"
@@ -23,29 +24,19 @@ def parallel_residual_block(x: str, attn_out: str, mlp_out: str, output: str, n:
         raise ValueError("Fix: n=0")
     i = Expr.var("i")
     result = Expr.add(Expr.add(Expr.load(x, i), Expr.load(attn_out, i)), Expr.load(mlp_out, i))
-    body = [
-        Node.let_bind("i", Expr.gid_x()),
-        Node.if_then(Expr.lt(i, Expr.u32(n)), [Node.store(output, i, result)]),
-    ]
-    return Program.wrapped(
-        [BufferDecl.storage(x, 0, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.storage(attn_out, 1, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.storage(mlp_out, 2, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.output(output, 3, DataType.F32).with_count(n)],
-        (64, 1, 1),
-        [wrap_anonymous(OP_ID, body)],
-    )
+    buffers = [ro_decl(x, 0, n), ro_decl(attn_out, 1, n), ro_decl(mlp_out, 2, n), out_decl(output, 3, n)]
+    return elementwise_program(OP_ID, buffers, n, [Node.store(output, i, result)])
 
 
 def _build(n: int = 4) -> Program:
     return parallel_residual_block("x", "attn", "mlp", "out", n)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 4},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0]), pack_f32_slice([0.1, 0.2, 0.3, 0.4]),
                           pack_f32_slice([0.01, 0.02, 0.03, 0.04])]],
     # vyre lists the f32 literals 1.11, 2.22, 3.33, 4.44 (not the computed sums; see tests/ops).
     expected_output=lambda: [[pack_f32_slice([1.11, 2.22, 3.33, 4.44])]],
     category="nn", ulp=ULP,
-))
+)

@@ -12,7 +12,8 @@ Example::
 from __future__ import annotations
 
 from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ...builder import out_decl
+from ...registry import register_op
 from ...wire import pack_u32_slice
 
 OP_ID = "vyre-libs::nn::relu"
@@ -33,7 +34,7 @@ def relu(input: str, output: str, n: int) -> Program:
     input_decl = BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.U32)
     if n != 0:
         input_decl = input_decl.with_count(n)
-    output_decl = (BufferDecl.output(output, 1, DataType.U32).with_count(max(n, 1))
+    output_decl = (out_decl(output, 1, max(n, 1), DataType.U32)
                    .with_output_byte_range(0, n * 4))
     i = Expr.var("i")
     body = [
@@ -48,9 +49,9 @@ def _build(n: int = 4) -> Program:
     return relu("input", "output", n)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 4},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_u32_slice([0, 5, 10, 0])]],
     expected_output=lambda: [[pack_u32_slice([0, 5, 10, 0])]],
     category="nn", ulp=ULP,
-))
+)

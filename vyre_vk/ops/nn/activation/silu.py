@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ....ir import Expr, Program
 from ...primitives import flush_tiny
-from ...registry import OpEntry, register
+from ...registry import register_op
 from ...wire import pack_f32_slice
 from .unary import f32_bits, f32_unary_activation_program
 
@@ -32,11 +32,11 @@ def _build(n: int = 4) -> Program:
     return silu("input", "output", n)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 4},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([0.0, 1.0, -1.0, 2.0])]],
     # vyre computes x / (1 + exp(-x)) on the host (f32, glibc expf):
     # [0, 0.7310586, -0.26894143, 1.761594]
     expected_output=lambda: [[f32_bits([0x00000000, 0x3F3B26A8, 0xBE89B2B1, 0x3FE17BEA])]],
     category="nn", ulp=ULP,
-))
+)

@@ -10,9 +10,10 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ....ir import Expr, Node, Program
+from ...builder import elementwise_program, out_decl, ro_decl
 from ...primitives import flush_tiny
-from ...registry import OpEntry, register
+from ...registry import register_op
 from ...wire import pack_f32_slice
 
 OP_ID = "vyre-libs::nn::skip_gate"
@@ -29,30 +30,20 @@ def skip_gate(gate: str, branch: str, skip: str, output: str, n: int) -> Program
     sig = sigmoid_expr(Expr.load(gate, i))
     result = Expr.add(Expr.mul(sig, Expr.load(branch, i)),
                       Expr.mul(Expr.sub(Expr.f32(1.0), sig), Expr.load(skip, i)))
-    body = [
-        Node.let_bind("i", Expr.gid_x()),
-        Node.if_then(Expr.lt(i, Expr.u32(n)), [Node.store(output, i, flush_tiny(result))]),
-    ]
-    return Program.wrapped(
-        [BufferDecl.storage(gate, 0, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.storage(branch, 1, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.storage(skip, 2, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.output(output, 3, DataType.F32).with_count(n)],
-        (64, 1, 1),
-        [wrap_anonymous(OP_ID, body)],
-    )
+    buffers = [ro_decl(gate, 0, n), ro_decl(branch, 1, n), ro_decl(skip, 2, n), out_decl(output, 3, n)]
+    return elementwise_program(OP_ID, buffers, n, [Node.store(output, i, flush_tiny(result))])
 
 
 def _build(n: int = 2) -> Program:
     return skip_gate("gate", "branch", "skip", "output", n)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 2},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([0.0, 100.0]),    # gate logits
                           pack_f32_slice([10.0, 20.0]),    # branch
                           pack_f32_slice([30.0, 40.0])]],  # skip
     # vyre computes sigmoid(g)*b + (1-sigmoid(g))*s on the host: [20, 20]
     expected_output=lambda: [[pack_f32_slice([20.0, 20.0])]],
     category="nn", ulp=ULP,
-))
+)

@@ -9,8 +9,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import Expr, Node, Program
+from ...builder import elementwise_program, out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice
 from .unary import f32_bits
 
@@ -23,30 +24,20 @@ def swiglu(gate: str, up: str, output: str, n: int) -> Program:
     i = Expr.var("i")
     g, u = Expr.load(gate, i), Expr.load(up, i)
     sigmoid_g = Expr.div(Expr.f32(1.0), Expr.add(Expr.f32(1.0), Expr.exp(Expr.negate(g))))
-    body = [
-        Node.let_bind("i", Expr.gid_x()),
-        Node.if_then(Expr.lt(i, Expr.buf_len(output)),
-                     [Node.store(output, i, Expr.mul(g, Expr.mul(u, sigmoid_g)))]),
-    ]
-    return Program.wrapped(
-        [BufferDecl.storage(gate, 0, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.storage(up, 1, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.output(output, 2, DataType.F32).with_count(n)],
-        (64, 1, 1),
-        [wrap_anonymous(OP_ID, body)],
-    )
+    return elementwise_program(OP_ID, [ro_decl(gate, 0, n), ro_decl(up, 1, n), out_decl(output, 2, n)],
+                               Expr.buf_len(output), [Node.store(output, i, Expr.mul(g, Expr.mul(u, sigmoid_g)))])
 
 
 def _build(n: int = 4) -> Program:
     return swiglu("gate", "up", "output", n)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 4},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([0.0, 1.0, -1.0, 2.0]),   # gate
                           pack_f32_slice([1.0, 2.0, 3.0, 4.0])]],  # up
     # vyre computes g*u*(1/(1+exp(-g))) on the host in f32 (Rust f32::exp):
     # [0, 1.4621172, -0.8068243, 7.046376]; (g*u)*s and g*(u*s) round alike here.
     expected_output=lambda: [[f32_bits([0x00000000, 0x3FBB26A8, 0xBF4E8C0A, 0x40E17BEA])]],
     category="nn", ulp=ULP,
-))
+)

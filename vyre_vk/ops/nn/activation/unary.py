@@ -5,22 +5,15 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ....ir import Expr, Node, Program
+from ...builder import elementwise_program, out_decl, ro_decl
 
 
 def f32_unary_activation_program(op_id: str, input: str, output: str, n: int,
                                  op: Callable[[Expr], Expr]) -> Program:
     i = Expr.var("i")
-    body = [
-        Node.let_bind("i", Expr.gid_x()),
-        Node.if_then(Expr.lt(i, Expr.buf_len(input)), [Node.store(output, i, op(Expr.load(input, i)))]),
-    ]
-    return Program.wrapped(
-        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.output(output, 1, DataType.F32).with_count(n)],
-        (64, 1, 1),
-        [wrap_anonymous(op_id, body)],
-    )
+    return elementwise_program(op_id, [ro_decl(input, 0, n), out_decl(output, 1, n)], Expr.buf_len(input),
+                               [Node.store(output, i, op(Expr.load(input, i)))])
 
 
 def f32_bits(bits: list[int]) -> bytes:

@@ -23,9 +23,10 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ....ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ...builder import out_decl, ro_decl
 from ...primitives import F32_MIN, flush_tiny
-from ...registry import OpEntry, register
+from ...registry import register_op
 from ...wire import pack_f32_slice
 from .gqa_attention import inv_sqrt_scale
 from .stability import bounded_exp_arg, bounded_score, positive_denominator
@@ -76,10 +77,7 @@ def direct_attention_program(q: str, k: str, v: str, out: str, s: int, d: int, g
             nodes.append(Node.store(out, Expr.u32(row * d + dim), flush_tiny(accum)))
     elements = s * d
     return Program.wrapped(
-        [BufferDecl.storage(q, 0, BufferAccess.ReadOnly, DataType.F32).with_count(elements),
-         BufferDecl.storage(k, 1, BufferAccess.ReadOnly, DataType.F32).with_count(elements),
-         BufferDecl.storage(v, 2, BufferAccess.ReadOnly, DataType.F32).with_count(elements),
-         BufferDecl.output(out, 3, DataType.F32).with_count(elements)],
+        [ro_decl(q, 0, elements), ro_decl(k, 1, elements), ro_decl(v, 2, elements), out_decl(out, 3, elements)],
         (1, 1, 1),
         [wrap_anonymous(generator, [Node.if_then(Expr.eq(Expr.gid_x(), Expr.u32(0)), nodes)])],
     )
@@ -137,11 +135,9 @@ def tiled_attention_program(q: str, k: str, v: str, out: str, s: int, d: int, ti
                                  output_lane)]),
     ]
     return Program.wrapped(
-        [BufferDecl.storage(q, 0, BufferAccess.ReadOnly, DataType.F32).with_count(elements),
-         BufferDecl.storage(k, 1, BufferAccess.ReadOnly, DataType.F32).with_count(elements),
-         BufferDecl.storage(v, 2, BufferAccess.ReadOnly, DataType.F32).with_count(elements),
+        [ro_decl(q, 0, elements), ro_decl(k, 1, elements), ro_decl(v, 2, elements),
          BufferDecl.workgroup("attention_scratch", scratch_count, DataType.F32),
-         BufferDecl.output(out, 3, DataType.F32).with_count(total_groups * tile)
+         out_decl(out, 3, total_groups * tile)
          .with_output_byte_range(0, elements * 4)],
         (tile, 1, 1),
         [wrap_anonymous(OP_ID, [Node.if_then(Expr.lt(Expr.workgroup_x(), Expr.u32(total_groups)), body)])],
@@ -160,8 +156,8 @@ def _build(seq_len: int = 2, head_dim: int = 4) -> Program:
     return attention("q", "k", "v", "out", seq_len, head_dim)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"seq_len": 2, "head_dim": 4},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([0.5, -1.0, 1.5, 0.25, -0.75, 0.5, 1.0, -0.5]),   # q
                           pack_f32_slice([1.0, 0.25, -0.5, 1.5, 0.75, -1.25, 0.5, 0.5]),   # k
                           pack_f32_slice([2.0, -1.0, 0.5, 1.25, -0.25, 0.75, 1.5, -0.5]),  # v
@@ -171,4 +167,4 @@ ENTRY = register(OpEntry(
                                      0x02, 0xF9, 0x03, 0xBE, 0x9C, 0xB5, 0x1D, 0x3F, 0x90, 0x79, 0x9C, 0x3D,
                                      0x33, 0xBB, 0x8E, 0x3F, 0x38, 0xC3, 0x31, 0x3E])]],
     category="nn", ulp=ULP,
-))
+)

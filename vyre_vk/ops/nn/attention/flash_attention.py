@@ -18,9 +18,10 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ....ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ...builder import out_decl, ro_decl
 from ...primitives import F32_MIN, flush_tiny
-from ...registry import OpEntry, register
+from ...registry import register_op
 from ...wire import pack_f32_slice
 from .attention import direct_attention_program
 from .gqa_attention import inv_sqrt_scale
@@ -80,11 +81,8 @@ def flash_attention(q: str, k: str, v: str, out: str, s: int, d: int) -> Program
         Node.if_then(Expr.lt(Expr.var("row"), Expr.u32(s)), per_row),
     ]
     return Program.wrapped(
-        [BufferDecl.storage(q, 0, BufferAccess.ReadOnly, DataType.F32).with_count(elements),
-         BufferDecl.storage(k, 1, BufferAccess.ReadOnly, DataType.F32).with_count(elements),
-         BufferDecl.storage(v, 2, BufferAccess.ReadOnly, DataType.F32).with_count(elements),
-         BufferDecl.workgroup("flash_o", lanes * d, DataType.F32),
-         BufferDecl.output(out, 3, DataType.F32).with_count(elements)],
+        [ro_decl(q, 0, elements), ro_decl(k, 1, elements), ro_decl(v, 2, elements),
+         BufferDecl.workgroup("flash_o", lanes * d, DataType.F32), out_decl(out, 3, elements)],
         (lanes, 1, 1),
         [wrap_anonymous(OP_ID, body)],
     )
@@ -94,12 +92,12 @@ def _build(seq_len: int = 9, head_dim: int = 1) -> Program:
     return flash_attention("q", "k", "v", "out", seq_len, head_dim)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"seq_len": 9, "head_dim": 1},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([0.0] * 9), pack_f32_slice([0.0] * 9),
                           pack_f32_slice([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]),
                           bytes(36)]],  # out placeholder (legacy form)
     # uniform scores: every row is mean(v) = 4.0
     expected_output=lambda: [[pack_f32_slice([4.0] * 9)]],
     category="nn", ulp=ULP,
-))
+)

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous, wrap_child
+from ....ir import Expr, Node, Program, wrap_anonymous, wrap_child
+from ...builder import out_decl, ro_decl
 from ...primitives import F32_MIN, flush_tiny
-from ...registry import OpEntry, register
+from ...registry import register_op
 from ...wire import pack_f32_slice
 from .stability import (ATTENTION_MAX_PASS_OP_ID, ATTENTION_SUM_PASS_OP_ID, ATTENTION_WRITE_PASS_OP_ID,
                         bounded_exp_arg, bounded_score, positive_denominator)
@@ -101,10 +102,7 @@ def gqa_attention(q: str, k: str, v_buf: str, output: str, n_q_heads: int, n_kv_
         ]),
     ]
     return Program.wrapped(
-        [BufferDecl.storage(q, 0, BufferAccess.ReadOnly, DataType.F32).with_count(q_total),
-         BufferDecl.storage(k, 1, BufferAccess.ReadOnly, DataType.F32).with_count(kv_total),
-         BufferDecl.storage(v_buf, 2, BufferAccess.ReadOnly, DataType.F32).with_count(kv_total),
-         BufferDecl.output(output, 3, DataType.F32).with_count(q_total)],
+        [ro_decl(q, 0, q_total), ro_decl(k, 1, kv_total), ro_decl(v_buf, 2, kv_total), out_decl(output, 3, q_total)],
         (64, 1, 1),
         [wrap_anonymous(OP_ID, body)],
     )
@@ -114,9 +112,8 @@ def _build(n_q_heads: int = 2, n_kv_heads: int = 1, seq_len: int = 2, head_dim: 
     return gqa_attention("q", "k", "v", "out", n_q_heads, n_kv_heads, seq_len, head_dim)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build,
-    params={"n_q_heads": 2, "n_kv_heads": 1, "seq_len": 2, "head_dim": 2},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0]),  # q
                           pack_f32_slice([1.0, 0.0, 0.0, 1.0]),                      # k
                           pack_f32_slice([10.0, 20.0, 30.0, 40.0]),                  # v
@@ -125,4 +122,4 @@ ENTRY = register(OpEntry(
     expected_output=lambda: [[bytes([145, 214, 132, 65, 146, 214, 212, 65, 111, 41, 187, 65, 183, 148, 5, 66,
                                      111, 41, 187, 65, 183, 148, 5, 66, 145, 214, 132, 65, 146, 214, 212, 65])]],
     category="nn", ulp=ULP,
-))
+)

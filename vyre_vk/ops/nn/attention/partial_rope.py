@@ -15,13 +15,21 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import BufferDecl, Expr, Node, Program
+from ...builder import elementwise_program, out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice
 
 OP_ID = "vyre-libs::nn::partial_rope"
 # 4 ULP: elementary ops only (two products and a sum per lane, contractible to fma).
 ULP = 4
+
+
+def rope_buffers(data: str, cos_table: str, sin_table: str, output: str, total: int,
+                 table_len: int) -> list[BufferDecl]:
+    """The (forward or backward) rotation's buffers: data ro (0), cos and sin tables ro (1, 2), output (3)."""
+    return [ro_decl(data, 0, total), ro_decl(cos_table, 1, table_len), ro_decl(sin_table, 2, table_len),
+            out_decl(output, 3, total)]
 
 
 def partial_rope(input: str, cos_table: str, sin_table: str, output: str, num_heads: int,
@@ -47,27 +55,16 @@ def partial_rope(input: str, cos_table: str, sin_table: str, output: str, num_he
                           Expr.sub(Expr.mul(x0, c), Expr.mul(x1, s)),
                           Expr.add(Expr.mul(x0, s), Expr.mul(x1, c)))
     value = Expr.select(Expr.lt(dim, Expr.u32(rope_dims)), rotated, Expr.load(input, i))
-    body = [
-        Node.let_bind("i", Expr.gid_x()),
-        Node.if_then(Expr.lt(i, Expr.u32(total)), [Node.store(output, i, value)]),
-    ]
-    return Program.wrapped(
-        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.F32).with_count(total),
-         BufferDecl.storage(cos_table, 1, BufferAccess.ReadOnly, DataType.F32).with_count(seq_len * half_rope),
-         BufferDecl.storage(sin_table, 2, BufferAccess.ReadOnly, DataType.F32).with_count(seq_len * half_rope),
-         BufferDecl.output(output, 3, DataType.F32).with_count(total)],
-        (64, 1, 1),
-        [wrap_anonymous(OP_ID, body)],
-    )
+    return elementwise_program(OP_ID, rope_buffers(input, cos_table, sin_table, output, total, seq_len * half_rope),
+                               total, [Node.store(output, i, value)])
 
 
 def _build(num_heads: int = 1, seq_len: int = 2, head_dim: int = 4, rope_dims: int = 2) -> Program:
     return partial_rope("input", "cos", "sin", "output", num_heads, seq_len, head_dim, rope_dims)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build,
-    params={"num_heads": 1, "seq_len": 2, "head_dim": 4, "rope_dims": 2},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]),  # input
                           pack_f32_slice([1.0, 1.0]),                                # cos table
                           pack_f32_slice([0.0, 0.0]),                                # sin table
@@ -75,4 +72,4 @@ ENTRY = register(OpEntry(
     # cos=1, sin=0: the rotation is the identity
     expected_output=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])]],
     category="nn", ulp=ULP,
-))
+)

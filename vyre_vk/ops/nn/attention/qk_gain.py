@@ -11,8 +11,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import Expr, Node, Program, wrap_anonymous
+from ...builder import elementwise_program, out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice
 
 OP_ID = "vyre-libs::nn::qk_gain"
@@ -22,29 +23,23 @@ ULP = 4
 
 def qk_gain(q_in: str, q_out: str, gain: str, num_heads: int, seq_len: int, head_dim: int) -> Program:
     total, per_head = num_heads * seq_len * head_dim, seq_len * head_dim
-    buffers = [BufferDecl.storage(q_in, 0, BufferAccess.ReadOnly, DataType.F32).with_count(total),
-               BufferDecl.output(q_out, 1, DataType.F32).with_count(total),
-               BufferDecl.storage(gain, 2, BufferAccess.ReadOnly, DataType.F32).with_count(num_heads)]
+    buffers = [ro_decl(q_in, 0, total), out_decl(q_out, 1, total), ro_decl(gain, 2, num_heads)]
     if total == 0 or per_head == 0:
         return Program.wrapped(buffers, (64, 1, 1), [wrap_anonymous(OP_ID, [])])
     i = Expr.var("i")
     scaled = Expr.mul(Expr.load(q_in, i), Expr.load(gain, Expr.div(i, Expr.u32(per_head))))
-    body = [
-        Node.let_bind("i", Expr.gid_x()),
-        Node.if_then(Expr.lt(i, Expr.u32(total)), [Node.store(q_out, i, scaled)]),
-    ]
-    return Program.wrapped(buffers, (64, 1, 1), [wrap_anonymous(OP_ID, body)])
+    return elementwise_program(OP_ID, buffers, total, [Node.store(q_out, i, scaled)])
 
 
 def _build(num_heads: int = 2, seq_len: int = 1, head_dim: int = 2) -> Program:
     return qk_gain("q_in", "q_out", "gain", num_heads, seq_len, head_dim)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"num_heads": 2, "seq_len": 1, "head_dim": 2},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0]),  # q: 2 heads x 1 seq x 2 dim
                           bytes(16),                             # q_out placeholder (legacy form)
                           pack_f32_slice([5.25, 3.0])]],         # gain per head
     expected_output=lambda: [[pack_f32_slice([5.25, 10.5, 9.0, 12.0])]],
     category="nn", ulp=ULP,
-))
+)

@@ -23,9 +23,10 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ....ir import DataType, Expr, Node, Program, wrap_anonymous
+from ...builder import ro_decl, rw_decl
 from ...primitives import F32_MIN
-from ...registry import OpEntry, register
+from ...registry import register_op
 from ...wire import pack_f32_slice, pack_u32_slice
 from ..moe.gating import quest_select_top_k_body
 
@@ -61,10 +62,8 @@ def quest_score_pages_body(query: str, page_metadata: str, scores: str, num_page
 
 
 def _buffers(query, page_metadata, scores, io_queue, num_pages, d_head):
-    return [BufferDecl.storage(query, 0, BufferAccess.ReadOnly, DataType.F32).with_count(d_head),
-            BufferDecl.storage(page_metadata, 1, BufferAccess.ReadOnly, DataType.F32).with_count(num_pages * d_head),
-            BufferDecl.storage(scores, 2, BufferAccess.ReadWrite, DataType.F32).with_count(num_pages),
-            BufferDecl.storage(io_queue, 3, BufferAccess.ReadWrite, DataType.U32).with_count(num_pages)]
+    return [ro_decl(query, 0, d_head), ro_decl(page_metadata, 1, num_pages * d_head), rw_decl(scores, 2, num_pages),
+            rw_decl(io_queue, 3, num_pages, DataType.U32)]
 
 
 def quest_paging(query: str, page_metadata: str, scores: str, io_queue: str, num_pages: int, k: int,
@@ -124,12 +123,12 @@ def _build(num_pages: int = 4, k: int = 2, d_head: int = 2) -> Program:
     return quest_paging("q", "meta", "scores", "io", num_pages, k, d_head)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"num_pages": 4, "k": 2, "d_head": 2},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 0.0]),                                   # query
                           pack_f32_slice([0.0, 0.0, 1.0, 0.0, 2.0, 0.0, 0.5, 0.0]),      # page metadata
                           bytes(16), bytes(16)]],                                        # scores, io_queue
     expected_output=lambda: [[pack_f32_slice([0.0, SCORE_SENTINEL, SCORE_SENTINEL, 0.5]),
                               pack_u32_slice([2, 1, 0, 0])]],
     category="nn", ulp=ULP,
-))
+)

@@ -15,10 +15,10 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...builder import strided_accumulate_child, strided_writeback_child
+from ....ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ...builder import out_decl, ro_decl, strided_accumulate_child, strided_writeback_child
 from ...primitives import F32_MIN, FIRST_WORKGROUP, max_f32_child, sum_f32_child
-from ...registry import OpEntry, register
+from ...registry import register_op
 from ...wire import pack_f32_slice
 
 OP_ID = "vyre-libs::nn::softmax"
@@ -57,10 +57,8 @@ def softmax(input: str, output: str, n: int, workgroup: int = SOFTMAX_TILE) -> P
                                 lambda idx: Expr.div(exp_shifted(idx, Expr.var("max_val")), Expr.var("sum_val"))),
     ]
     return Program.wrapped(
-        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.workgroup("softmax_scratch", tile, DataType.F32),
-         BufferDecl.workgroup("softmax_max", 1, DataType.F32),
-         BufferDecl.output(output, 1, DataType.F32).with_count(n)],
+        [ro_decl(input, 0, n), BufferDecl.workgroup("softmax_scratch", tile, DataType.F32),
+         BufferDecl.workgroup("softmax_max", 1, DataType.F32), out_decl(output, 1, n)],
         (tile, 1, 1),
         [wrap_anonymous(OP_ID, body)],
     )
@@ -70,11 +68,11 @@ def _build(n: int = 4) -> Program:
     return softmax("input", "output", n)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 4},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([0.5, -1.0, 1.5, 0.25]), bytes(16)]],  # legacy form
     # vyre lists the bytes: [0.21185485, 0.04727883, 0.57587355, 0.16499276]
     expected_output=lambda: [[bytes([0x7B, 0xF0, 0x58, 0x3E, 0x74, 0x9F, 0x41, 0x3D,
                                      0xF3, 0x6C, 0x13, 0x3F, 0xDB, 0xF3, 0x28, 0x3E])]],
     category="nn", ulp=ULP,
-))
+)

@@ -19,8 +19,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import DataType, Expr, Node, Program, wrap_anonymous
+from ...builder import ro_decl, rw_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice, pack_u32_slice
 
 OP_ID = "vyre-libs::nn::attention::turboquant"
@@ -40,10 +41,8 @@ def unpack_3bit(buf: str, flat: Expr) -> Expr:
 
 def turboquant_attention(q: str, k_packed: str, v_packed: str, out: str, seq_len: int, d_head: int) -> Program:
     packed_words = -(-(seq_len * d_head) // 10)
-    buffers = [BufferDecl.storage(q, 0, BufferAccess.ReadOnly, DataType.F32).with_count(d_head),
-               BufferDecl.storage(k_packed, 1, BufferAccess.ReadOnly, DataType.U32).with_count(packed_words),
-               BufferDecl.storage(v_packed, 2, BufferAccess.ReadOnly, DataType.U32).with_count(packed_words),
-               BufferDecl.storage(out, 3, BufferAccess.ReadWrite, DataType.F32).with_count(d_head)]
+    buffers = [ro_decl(q, 0, d_head), ro_decl(k_packed, 1, packed_words, DataType.U32),
+               ro_decl(v_packed, 2, packed_words, DataType.U32), rw_decl(out, 3, d_head)]
     if seq_len <= 8 and d_head <= 16:
         stores = []
         for dim in range(d_head):
@@ -77,8 +76,8 @@ def _build(seq_len: int = 2, d_head: int = 2) -> Program:
     return turboquant_attention("q", "kp", "vp", "out", seq_len, d_head)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"seq_len": 2, "d_head": 2},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 1.0]),
                           pack_u32_slice([0x8D1]),   # K codes [1, 2, 3, 4]
                           pack_u32_slice([0x201]),   # V codes [1, 0, 0, 1]
@@ -86,4 +85,4 @@ ENTRY = register(OpEntry(
     # scores [3, 7]; out = [3*1 + 7*0, 3*0 + 7*1]
     expected_output=lambda: [[pack_f32_slice([3.0, 7.0])]],
     category="nn", ulp=ULP,
-))
+)

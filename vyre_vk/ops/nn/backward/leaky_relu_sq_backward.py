@@ -9,7 +9,7 @@ Example::
 from __future__ import annotations
 
 from ....ir import Expr, Program
-from ...registry import OpEntry, register
+from ...registry import register_op
 from ...wire import pack_f32_slice
 from .unary_f32 import unary_f32_backward_program
 
@@ -27,10 +27,10 @@ def _build(n: int = 4) -> Program:
     return leaky_relu_sq_backward("input", "grad_out", "grad_in", n)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 4},
+ENTRY = register_op(
+    OP_ID, _build,
     # legacy form: the grad_in placeholder is ignored
     test_inputs=lambda: [[pack_f32_slice([2.0, -4.0, 0.0, 1.0]), pack_f32_slice([1.0] * 4), bytes(16)]],
     expected_output=lambda: [[pack_f32_slice([4.0, -2.0, 0.0, 2.0])]],
     category="nn", ulp=ULP,
-))
+)

@@ -10,8 +10,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import Expr, Node, Program
+from ...builder import elementwise_program, out_decl, ro_decl, rw_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice
 
 OP_ID = "vyre-libs::nn::ln_scale_backward"
@@ -22,30 +23,18 @@ ULP = 4
 def ln_scale_backward(input: str, scale: str, grad_out: str, grad_x: str, grad_scale: str, n: int) -> Program:
     i = Expr.var("i")
     dy = Expr.load(grad_out, i)
-    body = [
-        Node.let_bind("i", Expr.gid_x()),
-        Node.if_then(Expr.lt(i, Expr.u32(n)), [
-            Node.store(grad_x, i, Expr.mul(dy, Expr.load(scale, i))),
-            Node.store(grad_scale, i, Expr.mul(dy, Expr.load(input, i))),
-        ]),
-    ]
-    return Program.wrapped(
-        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.storage(scale, 1, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.storage(grad_out, 2, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.output(grad_x, 3, DataType.F32).with_count(n),
-         BufferDecl.storage(grad_scale, 4, BufferAccess.ReadWrite, DataType.F32).with_count(n)],
-        (64, 1, 1),
-        [wrap_anonymous(OP_ID, body)],
-    )
+    buffers = [ro_decl(input, 0, n), ro_decl(scale, 1, n), ro_decl(grad_out, 2, n), out_decl(grad_x, 3, n),
+               rw_decl(grad_scale, 4, n)]
+    return elementwise_program(OP_ID, buffers, n, [Node.store(grad_x, i, Expr.mul(dy, Expr.load(scale, i))),
+                                                   Node.store(grad_scale, i, Expr.mul(dy, Expr.load(input, i)))])
 
 
 def _build(n: int = 4) -> Program:
     return ln_scale_backward("input", "scale", "grad_out", "grad_x", "grad_scale", n)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 4},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0]),   # input
                           pack_f32_slice([0.5, 2.0, 1.0, 0.1]),   # scale
                           pack_f32_slice([1.0] * 4),              # grad_out
@@ -53,4 +42,4 @@ ENTRY = register(OpEntry(
     expected_output=lambda: [[pack_f32_slice([0.5, 2.0, 1.0, 0.1]),   # grad_x
                               pack_f32_slice([1.0, 2.0, 3.0, 4.0])]],  # grad_scale
     category="nn", ulp=ULP,
-))
+)

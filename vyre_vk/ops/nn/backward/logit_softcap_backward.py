@@ -10,7 +10,7 @@ Example::
 from __future__ import annotations
 
 from ....ir import Expr, Program
-from ...registry import OpEntry, register
+from ...registry import register_op
 from ...wire import pack_f32_slice
 from ..activation.unary import f32_bits
 from .unary_f32 import unary_f32_backward_program
@@ -32,10 +32,10 @@ def _build(n: int = 4, cap: float = 30.0) -> Program:
     return logit_softcap_backward("input", "grad_out", "grad_in", n, cap)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 4, "cap": 30.0},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([0.0, 15.0, -60.0, 100.0]), pack_f32_slice([1.0] * 4), bytes(16)]],
     # Listed bit patterns in vyre: [1.0, 0.7864478, 0.07065082, 0.0050776033]
     expected_output=lambda: [[f32_bits([0x3F800000, 0x3F4954A5, 0x3D90B161, 0x3BA66206])]],
     category="nn", ulp=ULP,
-))
+)

@@ -14,8 +14,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import Expr, Node, Program, wrap_anonymous
+from ...builder import out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice
 
 OP_ID = "vyre-libs::nn::mlp_backward"
@@ -62,14 +63,8 @@ def mlp_backward(x: str, w1: str, b1: str, w2: str, grad_out: str, grad_x: str,
         ]),
     ]
     return Program.wrapped(
-        [
-            BufferDecl.storage(x, 0, BufferAccess.ReadOnly, DataType.F32).with_count(model_dim),
-            BufferDecl.storage(w1, 1, BufferAccess.ReadOnly, DataType.F32).with_count(model_dim * hidden_dim),
-            BufferDecl.storage(b1, 2, BufferAccess.ReadOnly, DataType.F32).with_count(hidden_dim),
-            BufferDecl.storage(w2, 3, BufferAccess.ReadOnly, DataType.F32).with_count(hidden_dim * model_dim),
-            BufferDecl.storage(grad_out, 4, BufferAccess.ReadOnly, DataType.F32).with_count(model_dim),
-            BufferDecl.output(grad_x, 5, DataType.F32).with_count(model_dim),
-        ],
+        [ro_decl(x, 0, model_dim), ro_decl(w1, 1, model_dim * hidden_dim), ro_decl(b1, 2, hidden_dim),
+         ro_decl(w2, 3, hidden_dim * model_dim), ro_decl(grad_out, 4, model_dim), out_decl(grad_x, 5, model_dim)],
         (64, 1, 1),
         [wrap_anonymous(OP_ID, body)],
     )
@@ -95,13 +90,10 @@ def _build(model_dim: int = 2, hidden_dim: int = 2) -> Program:
     return mlp_backward("x", "w1", "b1", "w2", "grad_out", "grad_x", model_dim, hidden_dim)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID,
-    build=_build,
-    builder=_build,
-    params={"model_dim": 2, "hidden_dim": 2},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=_inputs,
     expected_output=_expected,
     category="nn",
     ulp=ULP,
-))
+)

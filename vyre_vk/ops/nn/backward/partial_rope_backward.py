@@ -15,9 +15,11 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import DataType, Expr, Node, Program
+from ...builder import elementwise_program
+from ...registry import register_op
 from ...wire import pack_f32_slice
+from ..attention.partial_rope import rope_buffers
 
 OP_ID = "vyre-libs::nn::partial_rope_backward"
 # 4 ULP: elementary ops only (vyre's program budget; the blend is mul/add, contractible to fma).
@@ -46,30 +48,19 @@ def partial_rope_backward(grad_out: str, cos_table: str, sin_table: str, grad_in
     grad_odd = Expr.add(Expr.mul(Expr.negate(dy_even), s), Expr.mul(dy_odd, c))
     odd_f = Expr.cast(DataType.F32, is_odd)
     rotated = Expr.add(Expr.mul(grad_even, Expr.sub(Expr.f32(1.0), odd_f)), Expr.mul(grad_odd, odd_f))
-    body = [
-        Node.let_bind("i", Expr.gid_x()),
-        Node.if_then(Expr.lt(i, Expr.u32(total)), [
-            Node.if_then(Expr.lt(dim, Expr.u32(rope_dims)), [Node.store(grad_in, i, rotated)]),
-            Node.if_then(Expr.ge(dim, Expr.u32(rope_dims)), [Node.store(grad_in, i, Expr.load(grad_out, i))]),
-        ]),
-    ]
-    return Program.wrapped(
-        [BufferDecl.storage(grad_out, 0, BufferAccess.ReadOnly, DataType.F32).with_count(total),
-         BufferDecl.storage(cos_table, 1, BufferAccess.ReadOnly, DataType.F32).with_count(seq_len * half_rope),
-         BufferDecl.storage(sin_table, 2, BufferAccess.ReadOnly, DataType.F32).with_count(seq_len * half_rope),
-         BufferDecl.output(grad_in, 3, DataType.F32).with_count(total)],
-        (64, 1, 1),
-        [wrap_anonymous(OP_ID, body)],
-    )
+    buffers = rope_buffers(grad_out, cos_table, sin_table, grad_in, total, seq_len * half_rope)
+    return elementwise_program(OP_ID, buffers, total, [
+        Node.if_then(Expr.lt(dim, Expr.u32(rope_dims)), [Node.store(grad_in, i, rotated)]),
+        Node.if_then(Expr.ge(dim, Expr.u32(rope_dims)), [Node.store(grad_in, i, Expr.load(grad_out, i))]),
+    ])
 
 
 def _build(num_heads: int = 1, seq_len: int = 1, head_dim: int = 4, rope_dims: int = 2) -> Program:
     return partial_rope_backward("grad_out", "cos", "sin", "grad_in", num_heads, seq_len, head_dim, rope_dims)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build,
-    params={"num_heads": 1, "seq_len": 1, "head_dim": 4, "rope_dims": 2},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 0.0, 5.0, 6.0]),  # grad_out
                           pack_f32_slice([1.0]),                 # cos
                           pack_f32_slice([0.0]),                 # sin
@@ -77,4 +68,4 @@ ENTRY = register(OpEntry(
     # cos=1, sin=0: the backward rotation is the identity
     expected_output=lambda: [[pack_f32_slice([1.0, 0.0, 5.0, 6.0])]],
     category="nn", ulp=ULP,
-))
+)

@@ -9,8 +9,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import Expr, Node, Program
+from ...builder import elementwise_program, out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice
 
 OP_ID = "vyre-libs::nn::qk_gain_backward"
@@ -23,26 +24,17 @@ def qk_gain_backward(gain: str, grad_out: str, grad_q: str, num_heads: int, seq_
     total, per_head = num_heads * seq_len * head_dim, seq_len * head_dim
     i = Expr.var("i")
     grad = Expr.mul(Expr.load(grad_out, i), Expr.load(gain, Expr.div(i, Expr.u32(per_head))))
-    body = [
-        Node.let_bind("i", Expr.gid_x()),
-        Node.if_then(Expr.lt(i, Expr.u32(total)), [Node.store(grad_q, i, grad)]),
-    ]
-    return Program.wrapped(
-        [BufferDecl.storage(gain, 0, BufferAccess.ReadOnly, DataType.F32).with_count(num_heads),
-         BufferDecl.storage(grad_out, 1, BufferAccess.ReadOnly, DataType.F32).with_count(total),
-         BufferDecl.output(grad_q, 2, DataType.F32).with_count(total)],
-        (64, 1, 1),
-        [wrap_anonymous(OP_ID, body)],
-    )
+    buffers = [ro_decl(gain, 0, num_heads), ro_decl(grad_out, 1, total), out_decl(grad_q, 2, total)]
+    return elementwise_program(OP_ID, buffers, total, [Node.store(grad_q, i, grad)])
 
 
 def _build(num_heads: int = 2, seq_len: int = 1, head_dim: int = 2) -> Program:
     return qk_gain_backward("gain", "grad_out", "grad_q", num_heads, seq_len, head_dim)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"num_heads": 2, "seq_len": 1, "head_dim": 2},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([5.25, 3.0]), pack_f32_slice([1.0] * 4), bytes(16)]],
     expected_output=lambda: [[pack_f32_slice([5.25, 5.25, 3.0, 3.0])]],
     category="nn", ulp=ULP,
-))
+)

@@ -9,8 +9,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import Expr, Node, Program
+from ...builder import elementwise_program, out_decl, ro_decl, rw_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice
 
 OP_ID = "vyre-libs::nn::residual_block_backward"
@@ -21,28 +22,17 @@ ULP = 4
 def residual_block_backward(grad_out: str, grad_x: str, grad_attn: str, grad_mlp: str, n: int) -> Program:
     i = Expr.var("i")
     dy = Expr.load(grad_out, i)
-    body = [
-        Node.let_bind("i", Expr.gid_x()),
-        Node.if_then(Expr.lt(i, Expr.u32(n)), [
-            Node.store(grad_x, i, dy), Node.store(grad_attn, i, dy), Node.store(grad_mlp, i, dy)]),
-    ]
-    return Program.wrapped(
-        [BufferDecl.storage(grad_out, 0, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.output(grad_x, 1, DataType.F32).with_count(n),
-         BufferDecl.storage(grad_attn, 2, BufferAccess.ReadWrite, DataType.F32).with_count(n),
-         BufferDecl.storage(grad_mlp, 3, BufferAccess.ReadWrite, DataType.F32).with_count(n)],
-        (64, 1, 1),
-        [wrap_anonymous(OP_ID, body)],
-    )
+    buffers = [ro_decl(grad_out, 0, n), out_decl(grad_x, 1, n), rw_decl(grad_attn, 2, n), rw_decl(grad_mlp, 3, n)]
+    return elementwise_program(OP_ID, buffers, n, [Node.store(name, i, dy) for name in (grad_x, grad_attn, grad_mlp)])
 
 
 def _build(n: int = 4) -> Program:
     return residual_block_backward("grad_out", "grad_x", "grad_attn", "grad_mlp", n)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 4},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0]), bytes(16), bytes(16)]],
     expected_output=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0])] * 3],
     category="nn", ulp=ULP,
-))
+)

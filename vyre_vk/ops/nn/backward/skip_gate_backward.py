@@ -9,8 +9,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import Expr, Node, Program
+from ...builder import elementwise_program, out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice
 from ..activation.skip_gate import sigmoid_expr
 from ..activation.unary import f32_bits
@@ -26,30 +27,20 @@ def skip_gate_backward(gate: str, branch: str, skip: str, grad_out: str, grad_ga
     grad = Expr.mul(Expr.load(grad_out, i), Expr.mul(
         Expr.mul(sig, Expr.sub(Expr.f32(1.0), sig)),
         Expr.sub(Expr.load(branch, i), Expr.load(skip, i))))
-    body = [
-        Node.let_bind("i", Expr.gid_x()),
-        Node.if_then(Expr.lt(i, Expr.u32(n)), [Node.store(grad_gate, i, grad)]),
-    ]
-    return Program.wrapped(
-        [BufferDecl.storage(gate, 0, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.storage(branch, 1, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.storage(skip, 2, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.storage(grad_out, 3, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.output(grad_gate, 4, DataType.F32).with_count(n)],
-        (64, 1, 1),
-        [wrap_anonymous(OP_ID, body)],
-    )
+    buffers = [ro_decl(gate, 0, n), ro_decl(branch, 1, n), ro_decl(skip, 2, n), ro_decl(grad_out, 3, n),
+               out_decl(grad_gate, 4, n)]
+    return elementwise_program(OP_ID, buffers, n, [Node.store(grad_gate, i, grad)])
 
 
 def _build(n: int = 2) -> Program:
     return skip_gate_backward("gate", "branch", "skip", "grad_out", "grad_gate", n)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 2},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([0.0, 100.0]), pack_f32_slice([10.0, 20.0]),
                           pack_f32_slice([30.0, 40.0]), pack_f32_slice([1.0, 1.0]), bytes(8)]],
     # vyre computes s*(1-s)*(b-skip) on the host: [-5.0, -0.0] (sigmoid(100) == 1.0, times -20 -> -0)
     expected_output=lambda: [[f32_bits([0xC0A00000, 0x80000000])]],
     category="nn", ulp=ULP,
-))
+)

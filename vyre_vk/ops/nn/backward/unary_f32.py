@@ -5,21 +5,13 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ....ir import Expr, Node, Program
+from ...builder import elementwise_program, out_decl, ro_decl
 
 
 def unary_f32_backward_program(op_id: str, input: str, grad_out: str, grad_in: str, n: int,
                                local_grad: Callable[[Expr], Expr]) -> Program:
     i = Expr.var("i")
     grad = Expr.mul(Expr.load(grad_out, i), local_grad(Expr.load(input, i)))
-    body = [
-        Node.let_bind("i", Expr.gid_x()),
-        Node.if_then(Expr.lt(i, Expr.u32(n)), [Node.store(grad_in, i, grad)]),
-    ]
-    return Program.wrapped(
-        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.storage(grad_out, 1, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.output(grad_in, 2, DataType.F32).with_count(n)],
-        (64, 1, 1),
-        [wrap_anonymous(op_id, body)],
-    )
+    return elementwise_program(op_id, [ro_decl(input, 0, n), ro_decl(grad_out, 1, n), out_decl(grad_in, 2, n)], n,
+                               [Node.store(grad_in, i, grad)])

@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ....ir import DataType, Expr, Node, Program, wrap_anonymous
+from ...math.linalg.matmul import gemm_buffers
+from ...wire import pack_f32_slice
+
+
+def fused_vector_inputs() -> list:
+    """vyre's 4x4 vector of the fused linear ops: x = 0..3, w = 0..15, b = 0 (pre-activation 56 + 6i)."""
+    return [[pack_f32_slice([float(i) for i in range(4)]), pack_f32_slice([float(i) for i in range(16)]),
+             pack_f32_slice([0.0] * 4)]]
 
 
 def linear_fused_activation(op_name: str, op_id: str, x: str, w: str, b: str, out: str, in_dim: int,
@@ -29,11 +37,5 @@ def linear_fused_activation(op_name: str, op_id: str, x: str, w: str, b: str, ou
             Node.store(out, i, activation(Expr.var("acc"))),
         ]),
     ]
-    return Program.wrapped(
-        [BufferDecl.storage(x, 0, BufferAccess.ReadOnly, DataType.F32).with_count(in_dim),
-         BufferDecl.storage(w, 1, BufferAccess.ReadOnly, DataType.F32).with_count(in_dim * out_dim),
-         BufferDecl.storage(b, 2, BufferAccess.ReadOnly, DataType.F32).with_count(out_dim),
-         BufferDecl.output(out, 3, DataType.F32).with_count(out_dim)],
-        (64, 1, 1),
-        [wrap_anonymous(op_id, body)],
-    )
+    return Program.wrapped(gemm_buffers(x, w, b, out, 1, in_dim, out_dim, DataType.F32), (64, 1, 1),
+                           [wrap_anonymous(op_id, body)])

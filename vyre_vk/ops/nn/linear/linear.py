@@ -17,32 +17,15 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous, wrap_child
-from ...registry import OpEntry, register
-from ...wire import pack_u32_slice
-from .tiled import LINEAR_TILED_MIN_WORK, LINEAR_TILED_TILE, U32_MAX, linear_tiled
+from ....ir import Program, wrap_anonymous, wrap_child
+from ...math.linalg.matmul import OP_ID_BIAS as MATMUL_BIAS_OP_ID, gemm_buffers, matmul_body
+from ...registry import register_op
+from .tiled import (LINEAR_TILED_MIN_WORK, LINEAR_TILED_TILE, U32_MAX, linear_tiled, linear_vector_expected,
+                    linear_vector_inputs)
 
 OP_ID = "vyre-libs::nn::linear"
-MATMUL_BIAS_OP_ID = "vyre-libs::math::matmul_bias"
 # No f32 result (u32 wrapping arithmetic): byte-exact, no ULP window.
 ULP = None
-
-
-def matmul_bias_body(a: str, b: str, bias: str, out: str, k: int, n: int) -> list:
-    idx, row, col = Expr.var("idx"), Expr.var("row"), Expr.var("col")
-    kk = Expr.var("kk")
-    term = Expr.mul(Expr.load(a, Expr.add(Expr.mul(row, Expr.u32(k)), kk)),
-                    Expr.load(b, Expr.add(Expr.mul(kk, Expr.u32(n)), col)))
-    return [
-        Node.let_bind("idx", Expr.gid_x()),
-        Node.let_bind("row", Expr.div(idx, Expr.u32(n))),
-        Node.let_bind("col", Expr.rem(idx, Expr.u32(n))),
-        Node.if_then(Expr.lt(idx, Expr.buf_len(out)), [
-            Node.let_bind("acc", Expr.u32(0)),
-            Node.loop_for("kk", Expr.u32(0), Expr.u32(k), [Node.assign("acc", Expr.add(Expr.var("acc"), term))]),
-            Node.store(out, idx, Expr.add(Expr.var("acc"), Expr.load(bias, col))),
-        ]),
-    ]
 
 
 def linear(x: str, w: str, b: str, out: str, in_dim: int, out_dim: int) -> Program:
@@ -53,25 +36,19 @@ def linear(x: str, w: str, b: str, out: str, in_dim: int, out_dim: int) -> Progr
         raise ValueError(f"Fix: {OP_ID} needs positive in_dim and out_dim; got {in_dim}, {out_dim}.")
     if in_dim * out_dim > U32_MAX:
         raise ValueError(f"Fix: {OP_ID} in_dim*out_dim overflows u32 ({in_dim}x{out_dim}); reduce dimensions.")
-    body = matmul_bias_body(x, w, b, out, in_dim, out_dim)
-    return Program.wrapped(
-        [BufferDecl.storage(x, 0, BufferAccess.ReadOnly, DataType.U32).with_count(in_dim),
-         BufferDecl.storage(w, 1, BufferAccess.ReadOnly, DataType.U32).with_count(in_dim * out_dim),
-         BufferDecl.storage(b, 2, BufferAccess.ReadOnly, DataType.U32).with_count(out_dim),
-         BufferDecl.output(out, 3, DataType.U32).with_count(out_dim)],
-        (256, 1, 1),
-        [wrap_anonymous(OP_ID, [wrap_child(MATMUL_BIAS_OP_ID, OP_ID, body)])],
-    )
+    # vyre-libs' math::matmul_bias with m = 1, tagged as nn::linear.
+    body = matmul_body(x, w, out, in_dim, out_dim, b)
+    return Program.wrapped(gemm_buffers(x, w, b, out, 1, in_dim, out_dim), (256, 1, 1),
+                           [wrap_anonymous(OP_ID, [wrap_child(MATMUL_BIAS_OP_ID, OP_ID, body)])])
 
 
 def _build(in_dim: int = 4, out_dim: int = 4) -> Program:
     return linear("x", "w", "b", "out", in_dim, out_dim)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"in_dim": 4, "out_dim": 4},
-    test_inputs=lambda: [[pack_u32_slice(list(range(4))), pack_u32_slice(list(range(16))),
-                          pack_u32_slice([0, 0, 0, 0])]],
-    expected_output=lambda: [[pack_u32_slice([56, 62, 68, 74])]],
+ENTRY = register_op(
+    OP_ID, _build,
+    test_inputs=linear_vector_inputs,
+    expected_output=linear_vector_expected,
     category="nn", ulp=ULP,
-))
+)

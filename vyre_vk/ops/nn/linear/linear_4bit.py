@@ -15,8 +15,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import DataType, Expr, Node, Program, wrap_anonymous
+from ...builder import out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice, pack_u32_slice
 
 OP_ID = "vyre-libs::nn::linear_4bit"
@@ -45,10 +46,8 @@ def linear_4bit(x: str, w_packed: str, b: str, out: str, in_dim: int, out_dim: i
         ]),
     ]
     return Program.wrapped(
-        [BufferDecl.storage(x, 0, BufferAccess.ReadOnly, DataType.F32).with_count(in_dim),
-         BufferDecl.storage(w_packed, 1, BufferAccess.ReadOnly, DataType.U32).with_count(in_dim // 8 * out_dim),
-         BufferDecl.storage(b, 2, BufferAccess.ReadOnly, DataType.F32).with_count(out_dim),
-         BufferDecl.output(out, 3, DataType.F32).with_count(out_dim)],
+        [ro_decl(x, 0, in_dim), ro_decl(w_packed, 1, in_dim // 8 * out_dim, DataType.U32), ro_decl(b, 2, out_dim),
+         out_decl(out, 3, out_dim)],
         (256, 1, 1),
         [wrap_anonymous(OP_ID, body)],
     )
@@ -58,11 +57,11 @@ def _build(in_dim: int = 8, out_dim: int = 4) -> Program:
     return linear_4bit("x", "w", "b", "out", in_dim, out_dim)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"in_dim": 8, "out_dim": 4},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([float(i) for i in range(8)]),
                           pack_u32_slice([0x76543210, 0xFEDCBA98, 0x11111111, 0x00000000]),
                           pack_f32_slice([0.0] * 4)]],
     expected_output=lambda: [[pack_f32_slice([140.0, 364.0, 28.0, 0.0])]],
     category="nn", ulp=ULP,
-))
+)

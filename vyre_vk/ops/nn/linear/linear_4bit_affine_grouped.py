@@ -23,8 +23,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import DataType, Expr, Node, Program, wrap_anonymous
+from ...builder import out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice, pack_u32_slice
 
 OP_ID = "vyre-libs::nn::linear_4bit_affine_grouped"
@@ -127,12 +128,9 @@ def linear_4bit_affine_grouped(x: str, w_packed: str, scale: str, zero_point: st
     if padded > 0xFFFFFFFF:
         raise ValueError("Fix: linear_4bit_affine_grouped output workgroups overflow u32; reduce dimensions.")
     return Program.wrapped(
-        [BufferDecl.storage(x, 0, BufferAccess.ReadOnly, DataType.F32).with_count(in_dim),
-         BufferDecl.storage(w_packed, 1, BufferAccess.ReadOnly, DataType.U32).with_count(words),
-         BufferDecl.storage(scale, 2, BufferAccess.ReadOnly, DataType.F32).with_count(sidecars),
-         BufferDecl.storage(zero_point, 3, BufferAccess.ReadOnly, DataType.U32).with_count(sidecars),
-         BufferDecl.storage(b, 4, BufferAccess.ReadOnly, DataType.F32).with_count(out_dim),
-         BufferDecl.output(out, 5, DataType.F32).with_count(padded).with_output_byte_range(0, out_dim * 4)],
+        [ro_decl(x, 0, in_dim), ro_decl(w_packed, 1, words, DataType.U32), ro_decl(scale, 2, sidecars),
+         ro_decl(zero_point, 3, sidecars, DataType.U32), ro_decl(b, 4, out_dim),
+         out_decl(out, 5, padded).with_output_byte_range(0, out_dim * 4)],
         (WORKGROUP, 1, 1),
         [wrap_anonymous(OP_ID, body)],
     )
@@ -142,8 +140,8 @@ def _build(in_dim: int = 8, out_dim: int = 2, group_size: int = 4) -> Program:
     return linear_4bit_affine_grouped("x", "w", "scale", "zp", "b", "out", in_dim, out_dim, group_size)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"in_dim": 8, "out_dim": 2, "group_size": 4},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]),
                           pack_u32_slice([0x87654321, 0x00000000]),
                           pack_f32_slice([0.5, 1.0, 2.0, 1.0]),
@@ -152,4 +150,4 @@ ENTRY = register(OpEntry(
     # out[0] = sum_{k<4} k1*(code-1)*0.5 + sum_{k>=4} k1*(code-4)*2 = 10 + 140 = 150 (code = k+1); out[1] = 0 + b = 3
     expected_output=lambda: [[pack_f32_slice([150.0, 3.0])]],
     category="nn", ulp=ULP,
-))
+)

@@ -16,8 +16,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ...builder import out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice
 from ..activation.unary import f32_bits
 from ..rms import inverse_rms_expr, square_expr
@@ -51,11 +52,8 @@ def rms_norm_linear(input: str, w: str, b: str, out: str, n: int, in_dim: int, o
         Node.store(out, lane, Expr.var("acc")),
     ]
     return Program.wrapped(
-        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.F32).with_count(in_dim),
-         BufferDecl.storage(w, 1, BufferAccess.ReadOnly, DataType.F32).with_count(in_dim * out_dim),
-         BufferDecl.storage(b, 2, BufferAccess.ReadOnly, DataType.F32).with_count(out_dim),
-         BufferDecl.workgroup("inv_rms", 1, DataType.F32),
-         BufferDecl.output(out, 4, DataType.F32).with_count(out_dim)],
+        [ro_decl(input, 0, in_dim), ro_decl(w, 1, in_dim * out_dim), ro_decl(b, 2, out_dim),
+         BufferDecl.workgroup("inv_rms", 1, DataType.F32), out_decl(out, 4, out_dim)],
         (64, 1, 1),
         [wrap_anonymous(OP_ID, [
             Node.let_bind("lane", Expr.gid_x()),
@@ -70,12 +68,12 @@ def _build(n: int = 4, in_dim: int = 4, out_dim: int = 4, eps: float = 1e-5) -> 
     return rms_norm_linear("input", "w", "b", "out", n, in_dim, out_dim, eps)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 4, "in_dim": 4, "out_dim": 4, "eps": 1e-5},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0]),
                           pack_f32_slice([float(v) for v in range(16)]),
                           bytes(16)]],
     # vyre computes this on the host in f32: [29.211851, 32.863335, 36.514816, 40.166298]
     expected_output=lambda: [[f32_bits([0x41E9B1DF, 0x4203740E, 0x42120F2C, 0x4220AA4A])]],
     category="nn", ulp=ULP,
-))
+)

@@ -20,10 +20,11 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, Region, wrap, wrap_anonymous
+from ....ir import Expr, Node, Program, Region, wrap, wrap_anonymous
 from ....ir.program import ROOT_GENERATOR
+from ...math.linalg.matmul import gemm_buffers
 from ...math.linalg.matmul_tiled import matmul_bias_tiled
-from ...registry import OpEntry, register
+from ...registry import register_op
 from ...wire import pack_u32_slice
 
 OP_ID = "vyre-libs::nn::linear_tiled"
@@ -84,24 +85,26 @@ def linear_tiled_reference(x: str, w: str, b: str, out: str, in_dim: int, out_di
             Node.store(out, lane, Expr.var("acc")),
         ]),
     ]
-    return Program.wrapped(
-        [BufferDecl.storage(x, 0, BufferAccess.ReadOnly, DataType.U32).with_count(in_dim),
-         BufferDecl.storage(w, 1, BufferAccess.ReadOnly, DataType.U32).with_count(in_dim * out_dim),
-         BufferDecl.storage(b, 2, BufferAccess.ReadOnly, DataType.U32).with_count(out_dim),
-         BufferDecl.output(out, 3, DataType.U32).with_count(out_dim)],
-        (256, 1, 1),
-        [wrap(REFERENCE_OP_ID, body, None)],
-    )
+    return Program.wrapped(gemm_buffers(x, w, b, out, 1, in_dim, out_dim), (256, 1, 1),
+                           [wrap(REFERENCE_OP_ID, body, None)])
 
 
 def _build(in_dim: int = 4, out_dim: int = 4, tile: int = 2) -> Program:
     return linear_tiled("x", "w", "b", "out", in_dim, out_dim, tile)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"in_dim": 4, "out_dim": 4, "tile": 2},
-    test_inputs=lambda: [[pack_u32_slice(list(range(4))), pack_u32_slice(list(range(16))),
-                          pack_u32_slice([0, 0, 0, 0])]],
-    expected_output=lambda: [[pack_u32_slice([56, 62, 68, 74])]],
+def linear_vector_inputs() -> list:
+    """vyre's 4x4 linear vector (nn::linear and nn::linear_tiled): x = 0..3, w = 0..15, b = 0."""
+    return [[pack_u32_slice(list(range(4))), pack_u32_slice(list(range(16))), pack_u32_slice([0, 0, 0, 0])]]
+
+
+def linear_vector_expected() -> list:
+    return [[pack_u32_slice([56, 62, 68, 74])]]
+
+
+ENTRY = register_op(
+    OP_ID, _build,
+    test_inputs=linear_vector_inputs,
+    expected_output=linear_vector_expected,
     category="nn", ulp=ULP,
-))
+)

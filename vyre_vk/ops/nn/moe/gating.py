@@ -21,8 +21,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous, wrap_child
-from ...registry import OpEntry, register
+from ....ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous, wrap_child
+from ...builder import out_decl, ro_decl, rw_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice, pack_u32_slice
 from ..activation.unary import f32_bits
 
@@ -98,10 +99,8 @@ def moe_gate(input_scores: str, output_indices: str, output_weights: str, num_ex
         wrap_child(WEIGHT_WRITE_OP_ID, OP_ID, weight_write_body(input_scores, output_indices, output_weights, k)),
     ])]
     return Program.wrapped(
-        [BufferDecl.storage(input_scores, 0, BufferAccess.ReadOnly, DataType.F32).with_count(num_experts),
-         BufferDecl.storage(output_indices, 1, BufferAccess.ReadWrite, DataType.U32).with_count(k),
-         BufferDecl.output(output_weights, 2, DataType.F32).with_count(k),
-         BufferDecl.workgroup(SCORES_SCRATCH, num_experts, DataType.F32),
+        [ro_decl(input_scores, 0, num_experts), rw_decl(output_indices, 1, k, DataType.U32),
+         out_decl(output_weights, 2, k), BufferDecl.workgroup(SCORES_SCRATCH, num_experts, DataType.F32),
          BufferDecl.workgroup(STATS_SCRATCH, 2, DataType.F32)],
         (1, 1, 1),
         [wrap_anonymous(OP_ID, body)],
@@ -111,9 +110,7 @@ def moe_gate(input_scores: str, output_indices: str, output_weights: str, num_ex
 def softmax_stats_program(num_experts: int = 8) -> Program:
     """The first stage alone, the scratch buffers as plain ReadWrite storage (vyre's fixture program)."""
     return Program.wrapped(
-        [BufferDecl.storage("scores", 0, BufferAccess.ReadOnly, DataType.F32).with_count(num_experts),
-         BufferDecl.storage(SCORES_SCRATCH, 1, BufferAccess.ReadWrite, DataType.F32).with_count(num_experts),
-         BufferDecl.storage(STATS_SCRATCH, 2, BufferAccess.ReadWrite, DataType.F32).with_count(2)],
+        [ro_decl("scores", 0, num_experts), rw_decl(SCORES_SCRATCH, 1, num_experts), rw_decl(STATS_SCRATCH, 2, 2)],
         (1, 1, 1),
         [wrap_anonymous(SOFTMAX_STATS_OP_ID, [_first_invocation(softmax_stats_body("scores", num_experts))])],
     )
@@ -122,10 +119,8 @@ def softmax_stats_program(num_experts: int = 8) -> Program:
 def weight_write_program(num_experts: int = 8, k: int = 2) -> Program:
     """The last stage alone (vyre's fixture program)."""
     return Program.wrapped(
-        [BufferDecl.storage("scores", 0, BufferAccess.ReadOnly, DataType.F32).with_count(num_experts),
-         BufferDecl.storage("indices", 1, BufferAccess.ReadOnly, DataType.U32).with_count(k),
-         BufferDecl.storage(STATS_SCRATCH, 2, BufferAccess.ReadOnly, DataType.F32).with_count(2),
-         BufferDecl.output("weights", 3, DataType.F32).with_count(k)],
+        [ro_decl("scores", 0, num_experts), ro_decl("indices", 1, k, DataType.U32), ro_decl(STATS_SCRATCH, 2, 2),
+         out_decl("weights", 3, k)],
         (1, 1, 1),
         [wrap_anonymous(WEIGHT_WRITE_OP_ID, [_first_invocation(
             weight_write_body("scores", "indices", "weights", k))])],
@@ -142,26 +137,24 @@ SCORES = [0.5, 1.0, 0.1, 2.0, 0.3, 3.0, 0.2, 0.4]
 SUM_EXP_BITS = 0x3FEBDAB6
 WEIGHT_BITS = [0x3F0AEEE7, 0x3E4C7154]
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"num_experts": 8, "k": 2},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice(SCORES), bytes(8), bytes(8)]],  # legacy form (weights placeholder)
     expected_output=lambda: [[pack_u32_slice([5, 3]), f32_bits(WEIGHT_BITS)]],
     category="nn", ulp=ULP,
-))
+)
 
-SOFTMAX_STATS_ENTRY = register(OpEntry(
-    id=SOFTMAX_STATS_OP_ID, build=softmax_stats_program, builder=softmax_stats_program,
-    params={"num_experts": 8},
+SOFTMAX_STATS_ENTRY = register_op(
+    SOFTMAX_STATS_OP_ID, softmax_stats_program,
     test_inputs=lambda: [[pack_f32_slice(SCORES), pack_f32_slice([0.0] * 8), pack_f32_slice([0.0] * 2)]],
     expected_output=lambda: [[pack_f32_slice(SCORES), pack_f32_slice([3.0]) + f32_bits([SUM_EXP_BITS])]],
     category="nn", ulp=ULP,
-))
+)
 
-WEIGHT_WRITE_ENTRY = register(OpEntry(
-    id=WEIGHT_WRITE_OP_ID, build=weight_write_program, builder=weight_write_program,
-    params={"num_experts": 8, "k": 2},
+WEIGHT_WRITE_ENTRY = register_op(
+    WEIGHT_WRITE_OP_ID, weight_write_program,
     test_inputs=lambda: [[pack_f32_slice(SCORES), pack_u32_slice([5, 3]),
                           pack_f32_slice([3.0]) + f32_bits([SUM_EXP_BITS]), pack_f32_slice([0.0] * 2)]],
     expected_output=lambda: [[f32_bits(WEIGHT_BITS)]],
     category="nn", ulp=ULP,
-))
+)

@@ -16,8 +16,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import DataType, Expr, Node, Program, wrap_anonymous
+from ...builder import out_decl, ro_decl, rw_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice, pack_u32_slice
 from ..activation.unary import f32_bits
 from .topk_selection import (BEST_IDXS, BEST_VALS, NEG_INF, copy_top_k_indices_and_normalized_weights,
@@ -47,11 +48,8 @@ def softmax_top_k(scores: str, out_indices: str, out_weights: str, n: int, k: in
     ]
     body += copy_top_k_indices_and_normalized_weights(out_indices, out_weights, k, Expr.var("sum"))
     return Program.wrapped(
-        [BufferDecl.storage(scores, 0, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.output(out_indices, 1, DataType.U32).with_count(k),
-         BufferDecl.read_write(out_weights, 2, DataType.F32).with_count(k),
-         BufferDecl.read_write(BEST_VALS, 3, DataType.F32).with_count(k),
-         BufferDecl.read_write(BEST_IDXS, 4, DataType.U32).with_count(k)],
+        [ro_decl(scores, 0, n), out_decl(out_indices, 1, k, DataType.U32), rw_decl(out_weights, 2, k),
+         rw_decl(BEST_VALS, 3, k), rw_decl(BEST_IDXS, 4, k, DataType.U32)],
         (1, 1, 1),
         [wrap_anonymous(OP_ID, body)],
     )
@@ -61,8 +59,8 @@ def _build(n: int = 8, k: int = 2) -> Program:
     return softmax_top_k("scores", "indices", "weights", n, k)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 8, "k": 2},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]),
                           bytes(8), bytes(8), bytes(8)]],  # weights, best_vals, best_idxs (initial contents)
     # vyre computes these on the host in f32: e_i = (s_i - 8).exp(), sum = e.iter().sum() (in order);
@@ -70,4 +68,4 @@ ENTRY = register(OpEntry(
     expected_output=lambda: [[pack_u32_slice([7, 6]), f32_bits([0x3F21E08E, 0x3E6E3483]),
                               f32_bits([0x3F800000, 0x3EBC5AB2]), pack_u32_slice([7, 6])]],
     category="nn", ulp=ULP,
-))
+)

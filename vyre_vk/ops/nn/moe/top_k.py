@@ -14,8 +14,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import DataType, Expr, Node, Program, wrap_anonymous
+from ...builder import out_decl, ro_decl, rw_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice, pack_u32_slice
 from .topk_selection import BEST_IDXS, BEST_VALS, copy_top_k_indices, init_top_k_slots, insert_top_k_candidate
 
@@ -35,10 +36,8 @@ def top_k(input: str, output_indices: str, n: int, k: int) -> Program:
     ]))
     body.extend(copy_top_k_indices(output_indices, k))
     return Program.wrapped(
-        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.output(output_indices, 1, DataType.U32).with_count(k),
-         BufferDecl.read_write(BEST_VALS, 2, DataType.F32).with_count(k),
-         BufferDecl.read_write(BEST_IDXS, 3, DataType.U32).with_count(k)],
+        [ro_decl(input, 0, n), out_decl(output_indices, 1, k, DataType.U32), rw_decl(BEST_VALS, 2, k),
+         rw_decl(BEST_IDXS, 3, k, DataType.U32)],
         (1, 1, 1),
         [wrap_anonymous(OP_ID, body)],
     )
@@ -48,12 +47,12 @@ def _build(n: int = 8, k: int = 2) -> Program:
     return top_k("input", "output", n, k)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 8, "k": 2},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]),
                           bytes(8),    # best_vals (initial contents)
                           bytes(8)]],  # best_idxs (initial contents)
     # output_indices, best_vals, best_idxs
     expected_output=lambda: [[pack_u32_slice([7, 6]), pack_f32_slice([8.0, 7.0]), pack_u32_slice([7, 6])]],
     category="nn", ulp=ULP,
-))
+)

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import math
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap
-from ...builder import strided_accumulate2_child
+from ....ir import BufferDecl, DataType, Expr, Node, Program, wrap
+from ...builder import out_decl, ro_decl, strided_accumulate2_child
 from ...primitives import FIRST_WORKGROUP, sum_f32_child
-from ...registry import OpEntry, register
+from ...registry import register_op
 from ...wire import pack_f32_slice
 
 OP_ID = "vyre-libs::nn::layer_norm"
@@ -73,11 +73,9 @@ def layer_norm(input: str, output: str, n: int, eps: float, workgroup_size=None,
         ]),
     ]
     return Program.wrapped(
-        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.workgroup("ln_sum_scratch", tile, DataType.F32),
-         BufferDecl.workgroup("ln_sq_scratch", tile, DataType.F32),
-         BufferDecl.workgroup("ln_stats", 2, DataType.F32),
-         BufferDecl.output(output, 1, DataType.F32).with_count(n)],
+        [ro_decl(input, 0, n), BufferDecl.workgroup("ln_sum_scratch", tile, DataType.F32),
+         BufferDecl.workgroup("ln_sq_scratch", tile, DataType.F32), BufferDecl.workgroup("ln_stats", 2, DataType.F32),
+         out_decl(output, 1, n)],
         wg,
         [wrap(region_generator, body, None)],
     )
@@ -87,9 +85,9 @@ def _build(n: int = 4, eps: float = 1e-5) -> Program:
     return layer_norm("input", "output", n, eps)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 4, "eps": 1e-5},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([2.0, 2.0, 2.0, 2.0])]],
     expected_output=lambda: [[bytes(16)]],
     category="nn", ulp=ULP,
-))
+)

@@ -10,8 +10,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import Expr, Node, Program
+from ...builder import elementwise_program, out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice
 
 OP_ID = "vyre-libs::nn::layerwise_ln_scale"
@@ -21,28 +22,18 @@ ULP = 4
 
 def layerwise_ln_scale(input: str, scale: str, output: str, n: int) -> Program:
     i = Expr.var("i")
-    body = [
-        Node.let_bind("i", Expr.gid_x()),
-        Node.if_then(Expr.lt(i, Expr.u32(n)),
-                     [Node.store(output, i, Expr.mul(Expr.load(input, i), Expr.load(scale, i)))]),
-    ]
-    return Program.wrapped(
-        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.storage(scale, 1, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.output(output, 2, DataType.F32).with_count(n)],
-        (64, 1, 1),
-        [wrap_anonymous(OP_ID, body)],
-    )
+    return elementwise_program(OP_ID, [ro_decl(input, 0, n), ro_decl(scale, 1, n), out_decl(output, 2, n)], n,
+                               [Node.store(output, i, Expr.mul(Expr.load(input, i), Expr.load(scale, i)))])
 
 
 def _build(n: int = 4) -> Program:
     return layerwise_ln_scale("input", "scale", "output", n)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 4},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0]),   # input (post-LN)
                           pack_f32_slice([0.5, 2.0, 1.0, 0.1])]],  # scale
     expected_output=lambda: [[pack_f32_slice([0.5, 4.0, 3.0, 0.4])]],
     category="nn", ulp=ULP,
-))
+)

@@ -13,10 +13,10 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...builder import strided_accumulate_child, strided_writeback_child
+from ....ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ...builder import out_decl, ro_decl, strided_accumulate_child, strided_writeback_child
 from ...primitives import FIRST_WORKGROUP, sum_f32_child
-from ...registry import OpEntry, register
+from ...registry import register_op
 from ...wire import pack_f32_slice
 from ..activation.unary import f32_bits
 from ..rms import EMPTY_RMS_FIX, inverse_rms_expr, square_expr
@@ -47,10 +47,8 @@ def rms_norm(input: str, output: str, n: int, eps: float) -> Program:
                                 lambda idx: Expr.mul(Expr.load(input, idx), Expr.var("scale"))),
     ]
     return Program.wrapped(
-        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.workgroup("rms_scratch", tile, DataType.F32),
-         BufferDecl.workgroup("rms_scale", 1, DataType.F32),
-         BufferDecl.output(output, 1, DataType.F32).with_count(n)],
+        [ro_decl(input, 0, n), BufferDecl.workgroup("rms_scratch", tile, DataType.F32),
+         BufferDecl.workgroup("rms_scale", 1, DataType.F32), out_decl(output, 1, n)],
         (tile, 1, 1),
         [wrap_anonymous(OP_ID, body)],
     )
@@ -60,11 +58,11 @@ def _build(n: int = 4, eps: float = 1e-5) -> Program:
     return rms_norm("input", "output", n, eps)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 4, "eps": 1e-5},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0])]],
     # vyre: rms = (7.5 + 1e-5).sqrt().recip() in f32; y = x*rms
     # [0.36514813, 0.73029625, 1.0954444, 1.4605925]
     expected_output=lambda: [[f32_bits([0x3EBAF4B2, 0x3F3AF4B2, 0x3F8C3786, 0x3FBAF4B2])]],
     category="nn", ulp=ULP,
-))
+)

@@ -14,9 +14,10 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ....ir import Expr, Node, Program
+from ...builder import elementwise_program, ro_decl, rw_decl
 from ...primitives import flush_tiny
-from ...registry import OpEntry, register
+from ...registry import register_op
 from ...wire import pack_f32_slice
 from ._f32 import f32, f32_mul, f32_sub
 
@@ -38,33 +39,19 @@ def adamw_step(params: str, grads: str, m_buf: str, v_buf: str, n: int, lr: floa
     decayed = Expr.mul(p, Expr.f32(f32_sub(1.0, f32_mul(lr, wd))))
     denom = Expr.add(Expr.sqrt(new_v), Expr.f32(f32(eps)))
     new_p = Expr.sub(decayed, Expr.mul(Expr.f32(f32(lr)), Expr.div(new_m, denom)))
-    body = [
-        Node.let_bind("i", Expr.gid_x()),
-        Node.if_then(Expr.lt(i, Expr.u32(n)), [
-            Node.store(m_buf, i, flush_tiny(new_m)),
-            Node.store(v_buf, i, flush_tiny(new_v)),
-            Node.store(params, i, flush_tiny(new_p)),
-        ]),
-    ]
-    return Program.wrapped(
-        [BufferDecl.storage(params, 0, BufferAccess.ReadWrite, DataType.F32).with_count(n),
-         BufferDecl.storage(grads, 1, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.storage(m_buf, 2, BufferAccess.ReadWrite, DataType.F32).with_count(n),
-         BufferDecl.storage(v_buf, 3, BufferAccess.ReadWrite, DataType.F32).with_count(n)],
-        (64, 1, 1),
-        [wrap_anonymous(OP_ID, body)],
-    )
+    buffers = [rw_decl(params, 0, n), ro_decl(grads, 1, n), rw_decl(m_buf, 2, n), rw_decl(v_buf, 3, n)]
+    return elementwise_program(OP_ID, buffers, n, [Node.store(m_buf, i, flush_tiny(new_m)),
+                                                   Node.store(v_buf, i, flush_tiny(new_v)),
+                                                   Node.store(params, i, flush_tiny(new_p))])
 
 
-PARAMS = {"n": 2, "lr": 0.001, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "wd": 0.01}
-
-
-def _build(n=2, lr=0.001, beta1=0.9, beta2=0.999, eps=1e-8, wd=0.01) -> Program:
+def _build(n: int = 2, lr: float = 0.001, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8,
+           wd: float = 0.01) -> Program:
     return adamw_step("params", "grads", "m", "v", n, lr, beta1, beta2, eps, wd)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params=PARAMS,
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 2.0]), pack_f32_slice([0.1, 0.2]), pack_f32_slice([0.0, 0.0]),
                           pack_f32_slice([0.0, 0.0])]],
     # vyre's listed bytes: params [0.99574035, 1.9957304]; m [0.010000003, 0.020000005];
@@ -73,4 +60,4 @@ ENTRY = register(OpEntry(
                               bytes([13, 215, 35, 60, 13, 215, 163, 60]),
                               bytes([31, 197, 39, 55, 31, 197, 39, 56])]],
     category="nn", ulp=ULP,
-))
+)

@@ -9,9 +9,10 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ....ir import Expr, Node, Program
+from ...builder import elementwise_program, ro_decl, rw_decl
 from ...primitives import flush_tiny
-from ...registry import OpEntry, register
+from ...registry import register_op
 from ...wire import pack_f32_slice
 from ._f32 import f32, f32_sub
 
@@ -24,16 +25,8 @@ def ema_apply(ema: str, theta: str, n: int, decay: float) -> Program:
     i = Expr.var("i")
     updated = Expr.add(Expr.mul(Expr.f32(f32(decay)), Expr.load(ema, i)),
                        Expr.mul(Expr.f32(f32_sub(1.0, decay)), Expr.load(theta, i)))
-    body = [
-        Node.let_bind("i", Expr.gid_x()),
-        Node.if_then(Expr.lt(i, Expr.u32(n)), [Node.store(ema, i, flush_tiny(updated))]),
-    ]
-    return Program.wrapped(
-        [BufferDecl.storage(ema, 0, BufferAccess.ReadWrite, DataType.F32).with_count(n),
-         BufferDecl.storage(theta, 1, BufferAccess.ReadOnly, DataType.F32).with_count(n)],
-        (64, 1, 1),
-        [wrap_anonymous(OP_ID, body)],
-    )
+    return elementwise_program(OP_ID, [rw_decl(ema, 0, n), ro_decl(theta, 1, n)], n,
+                               [Node.store(ema, i, flush_tiny(updated))])
 
 
 def _build(n: int = 4, decay: float = 0.9) -> Program:
@@ -50,9 +43,9 @@ def _expected():
     return [[pack_f32_slice(d * e + (np.float32(1.0) - d) * t)]]
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 4, "decay": 0.9},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([10.0, 20.0, 30.0, 40.0]), pack_f32_slice([11.0, 21.0, 31.0, 41.0])]],
     expected_output=_expected,
     category="nn", ulp=ULP,
-))
+)

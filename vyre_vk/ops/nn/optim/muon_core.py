@@ -7,7 +7,8 @@ stores ``momentum[i] = ft(new_m)``, then ``output[i] = ft(p - lr_scale*(g + mu*n
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ....ir import Expr, Node, Program
+from ...builder import elementwise_program, out_decl, ro_decl, rw_decl
 from ...primitives import flush_tiny
 
 
@@ -20,18 +21,6 @@ def muon_step_program(op_id: str, params: str, grads: str, momentum_buf: str, ou
     new_m = Expr.add(Expr.mul(Expr.f32(momentum), m), g)
     nesterov = Expr.add(g, Expr.mul(Expr.f32(momentum), new_m))
     new_p = Expr.sub(p, Expr.mul(Expr.f32(lr_scale), nesterov))
-    body = [
-        Node.let_bind("i", Expr.gid_x()),
-        Node.if_then(Expr.lt(i, Expr.u32(n)), [
-            Node.store(momentum_buf, i, flush_tiny(new_m)),
-            Node.store(output, i, flush_tiny(new_p)),
-        ]),
-    ]
-    return Program.wrapped(
-        [BufferDecl.storage(params, 0, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.storage(grads, 1, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-         BufferDecl.storage(momentum_buf, 2, BufferAccess.ReadWrite, DataType.F32).with_count(n),
-         BufferDecl.output(output, 3, DataType.F32).with_count(n)],
-        (64, 1, 1),
-        [wrap_anonymous(op_id, body)],
-    )
+    buffers = [ro_decl(params, 0, n), ro_decl(grads, 1, n), rw_decl(momentum_buf, 2, n), out_decl(output, 3, n)]
+    return elementwise_program(op_id, buffers, n, [Node.store(momentum_buf, i, flush_tiny(new_m)),
+                                                   Node.store(output, i, flush_tiny(new_p))])

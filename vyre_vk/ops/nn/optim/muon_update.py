@@ -9,7 +9,7 @@ Example::
 from __future__ import annotations
 
 from ....ir import Program
-from ...registry import OpEntry, register
+from ...registry import register_op
 from ...wire import pack_f32_slice
 from ._f32 import f32
 from .muon_core import muon_step_program
@@ -28,11 +28,11 @@ def _build(n: int = 2, lr: float = 0.02, momentum: float = 0.95) -> Program:
     return muon_update("params", "grads", "momentum", "output", n, lr, momentum)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 2, "lr": 0.02, "momentum": 0.95},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 2.0]), pack_f32_slice([0.1, 0.2]), pack_f32_slice([0.0, 0.0])]],
     # vyre's listed bytes: momentum [0.1, 0.2]; output [0.994295, 1.98859]
     expected_output=lambda: [[bytes([205, 204, 204, 61, 205, 204, 76, 62]),
                               bytes([30, 138, 126, 63, 30, 138, 254, 63])]],
     category="nn", ulp=ULP,
-))
+)

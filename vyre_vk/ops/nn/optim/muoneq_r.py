@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....ir import Program
-from ...registry import OpEntry, register
+from ...registry import register_op
 from ...wire import pack_f32_slice
 from ._f32 import f32
 from .muon_core import muon_step_program
@@ -36,12 +36,12 @@ def _build(n: int = 4, rows: int = 4, cols: int = 2, lr: float = 0.02, momentum:
     return muoneq_r("params", "grads", "momentum", "output", n, rows, cols, lr, momentum)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 4, "rows": 4, "cols": 2, "lr": 0.02, "momentum": 0.95},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0]), pack_f32_slice([0.1, 0.2, 0.3, 0.4]),
                           pack_f32_slice([0.0] * 4)]],
     # vyre's listed bytes: momentum [0.1, 0.2, 0.3, 0.4]; output [0.9919319, 1.9838638, 2.9757957, 3.9677277]
     expected_output=lambda: [[bytes([205, 204, 204, 61, 205, 204, 76, 62, 154, 153, 153, 62, 205, 204, 204, 62]),
                               bytes([64, 239, 125, 63, 64, 239, 253, 63, 112, 115, 62, 64, 64, 239, 125, 64])]],
     category="nn", ulp=ULP,
-))
+)

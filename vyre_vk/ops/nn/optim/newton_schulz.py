@@ -15,8 +15,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous, wrap_child
-from ...registry import OpEntry, register
+from ....ir import Expr, Node, Program, wrap_anonymous, wrap_child
+from ...builder import out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice
 
 OP_ID = "vyre-libs::optim::newton_schulz_5step"
@@ -46,8 +47,7 @@ def newton_schulz_poly5_body(mat: str, output: str, total: int) -> list:
 def newton_schulz_5step(mat: str, output: str, rows: int, cols: int) -> Program:
     total = rows * cols
     return Program.wrapped(
-        [BufferDecl.storage(mat, 0, BufferAccess.ReadOnly, DataType.F32).with_count(total),
-         BufferDecl.output(output, 1, DataType.F32).with_count(total)],
+        [ro_decl(mat, 0, total), out_decl(output, 1, total)],
         (64, 1, 1),
         [wrap_anonymous(OP_ID, [wrap_child(POLY5_F32_OP_ID, OP_ID, newton_schulz_poly5_body(mat, output, total))])],
     )
@@ -57,10 +57,10 @@ def _build(rows: int = 2, cols: int = 2) -> Program:
     return newton_schulz_5step("mat", "output", rows, cols)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"rows": 2, "cols": 2},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_f32_slice([0.5, 0.0, 0.0, 0.5])]],
     # vyre's listed bytes: [0.76543725 (0x3f43f3b2), 0, 0, 0.76543725]
     expected_output=lambda: [[bytes([178, 243, 67, 63, 0, 0, 0, 0, 0, 0, 0, 0, 178, 243, 67, 63])]],
     category="nn", ulp=ULP,
-))
+)

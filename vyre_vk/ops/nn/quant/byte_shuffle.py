@@ -10,9 +10,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Program
-from ...builder import build_indexed_map
-from ...registry import OpEntry, register
+from ....ir import DataType, Expr, Program
+from ...builder import build_indexed_map, out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_u32_slice
 
 OP_ID = "vyre-libs::quant::byte_shuffle"
@@ -32,8 +32,8 @@ def byte_shuffle(input: str, output: str, n: int, elem_bytes: int) -> Program:
 
     return build_indexed_map(
         OP_ID,
-        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.U32).with_count(total),
-         BufferDecl.output(output, 1, DataType.U32).with_count(total).with_output_byte_range(0, 4 * total)],
+        [ro_decl(input, 0, total, DataType.U32),
+         out_decl(output, 1, total, DataType.U32).with_output_byte_range(0, 4 * total)],
         output, total, (64, 1, 1), f)
 
 
@@ -41,9 +41,9 @@ def _build(n: int = 3, elem_bytes: int = 2) -> Program:
     return byte_shuffle("input", "output", n, elem_bytes)
 
 
-ENTRY = register(OpEntry(
-    id=OP_ID, build=_build, builder=_build, params={"n": 3, "elem_bytes": 2},
+ENTRY = register_op(
+    OP_ID, _build,
     test_inputs=lambda: [[pack_u32_slice([10, 11, 20, 21, 30, 31])]],
     expected_output=lambda: [[pack_u32_slice([10, 20, 30, 11, 21, 31])]],
     category="nn", ulp=ULP,
-))
+)

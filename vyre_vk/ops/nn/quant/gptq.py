@@ -13,9 +13,10 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ....ir import Expr, Node, Program
+from ...builder import elementwise_program, out_decl, ro_decl
 from ...primitives import F32_MIN_POSITIVE, finite_or
-from ...registry import OpEntry, register
+from ...registry import register_op
 from ...wire import pack_f32_slice
 
 ROUND_OP_ID = "vyre-libs::quant::gptq_round"
@@ -36,30 +37,20 @@ def clamp_f32(value: Expr, lo: float, hi: float) -> Expr:
     return Expr.select(Expr.gt(lower, Expr.f32(hi)), Expr.f32(hi), lower)
 
 
-def _program(op_id: str, buffers: list, output: str, n: int, value: Expr) -> Program:
-    i = Expr.var("i")
-    body = [Node.let_bind("i", Expr.gid_x()), Node.if_then(Expr.lt(i, Expr.u32(n)), [Node.store(output, i, value)])]
-    return Program.wrapped(buffers, (64, 1, 1), [wrap_anonymous(op_id, body)])
-
-
 def gptq_round(input: str, scale: str, output: str, n: int, max_val: float) -> Program:
     i = Expr.var("i")
     x = finite_or(Expr.load(input, i), Expr.f32(0.0))
     s = positive_finite_or_min(Expr.load(scale, i))
     divided = Expr.select(Expr.eq(x, s), Expr.f32(1.0), Expr.div(x, s))
-    return _program(ROUND_OP_ID,
-                    [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-                     BufferDecl.storage(scale, 1, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-                     BufferDecl.output(output, 2, DataType.F32).with_count(n)],
-                    output, n, clamp_f32(divided, 0.0, max_val))
+    return elementwise_program(ROUND_OP_ID, [ro_decl(input, 0, n), ro_decl(scale, 1, n), out_decl(output, 2, n)], n,
+                               [Node.store(output, i, clamp_f32(divided, 0.0, max_val))])
 
 
 def gptq_sdclip(input: str, output: str, n: int, k: float) -> Program:
-    x = finite_or(Expr.load(input, Expr.var("i")), Expr.f32(0.0))
-    return _program(SDCLIP_OP_ID,
-                    [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.F32).with_count(n),
-                     BufferDecl.output(output, 1, DataType.F32).with_count(n)],
-                    output, n, clamp_f32(x, -k, k))
+    i = Expr.var("i")
+    x = finite_or(Expr.load(input, i), Expr.f32(0.0))
+    return elementwise_program(SDCLIP_OP_ID, [ro_decl(input, 0, n), out_decl(output, 1, n)], n,
+                               [Node.store(output, i, clamp_f32(x, -k, k))])
 
 
 def _build_round(n: int = 4, max_val: float = 63.0) -> Program:
@@ -70,17 +61,17 @@ def _build_sdclip(n: int = 4, k: float = 30.0) -> Program:
     return gptq_sdclip("input", "output", n, k)
 
 
-ENTRY_ROUND = register(OpEntry(
-    id=ROUND_OP_ID, build=_build_round, builder=_build_round, params={"n": 4, "max_val": 63.0},
+ENTRY_ROUND = register_op(
+    ROUND_OP_ID, _build_round,
     test_inputs=lambda: [[pack_f32_slice([100.0, 200.0, 50.0, 10.0]), pack_f32_slice([2.0, 3.0, 1.0, 5.0])]],
     # 100/2=50, 200/3=66.7 -> 63 (clamped), 50/1=50, 10/5=2
     expected_output=lambda: [[pack_f32_slice([50.0, 63.0, 50.0, 2.0])]],
     category="nn", ulp=ULP,
-))
+)
 
-ENTRY_SDCLIP = register(OpEntry(
-    id=SDCLIP_OP_ID, build=_build_sdclip, builder=_build_sdclip, params={"n": 4, "k": 30.0},
+ENTRY_SDCLIP = register_op(
+    SDCLIP_OP_ID, _build_sdclip,
     test_inputs=lambda: [[pack_f32_slice([10.0, 50.0, -40.0, 25.0])]],
     expected_output=lambda: [[pack_f32_slice([10.0, 30.0, -30.0, 25.0])]],
     category="nn", ulp=ULP,
-))
+)

@@ -31,8 +31,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...registry import OpEntry, register
+from ....ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from ...builder import out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice, pack_u32_slice
 
 DOT_OP_ID = "vyre-libs::quant::int4_dot_i32"
@@ -124,9 +125,9 @@ def _dot(op: str, generator: str, lhs_packed: str, rhs_packed: str, lane_count: 
     # One invocation does the whole sequential sum (vyre: `if gid.x == 0`, workgroup [1,1,1]).
     body = [Node.if_then(Expr.eq(Expr.gid_x(), Expr.u32(0)), [
         Node.let_bind("i4_dot_acc", zero), loop, Node.store(out, Expr.u32(0), result)])]
-    buffers = [BufferDecl.storage(lhs_packed, 0, BufferAccess.ReadOnly, DataType.U32).with_count(words),
-               BufferDecl.storage(rhs_packed, 1, BufferAccess.ReadOnly, DataType.U32).with_count(words),
-               *extra, BufferDecl.output(out, 2 + len(extra), out_dtype).with_count(1)]
+    buffers = [ro_decl(lhs_packed, 0, words, DataType.U32),
+               ro_decl(rhs_packed, 1, words, DataType.U32),
+               *extra, out_decl(out, 2 + len(extra), 1, out_dtype)]
     return Program.wrapped(buffers, (1, 1, 1), [wrap_anonymous(generator, body)])
 
 
@@ -141,8 +142,7 @@ def int4_dot_f32_scaled(lhs_packed: str, rhs_packed: str, lhs_scale: str, rhs_sc
     """``out[0] = (f32 dot * lhs_scale[0]) * rhs_scale[0]``."""
     scaled = Expr.mul(Expr.mul(Expr.var("i4_dot_acc"), Expr.load(lhs_scale, Expr.u32(0))),
                       Expr.load(rhs_scale, Expr.u32(0)))
-    scales = [BufferDecl.storage(lhs_scale, 2, BufferAccess.ReadOnly, DataType.F32).with_count(1),
-              BufferDecl.storage(rhs_scale, 3, BufferAccess.ReadOnly, DataType.F32).with_count(1)]
+    scales = [ro_decl(lhs_scale, 2, 1), ro_decl(rhs_scale, 3, 1)]
     return _dot(DOT_SCALED_OP_ID, I4_DOT_F32_SCALED_OP_ID, lhs_packed, rhs_packed, lane_count, Expr.f32(0.0),
                 signed_i4_f32, scales, out, DataType.F32, scaled)
 
@@ -174,11 +174,8 @@ def _matvec_body(weights_packed: str, x: str, row_scales: str, out: str, cols: i
 
 def _matvec_buffers(weights_packed: str, x: str, row_scales: str, out: str, x_count: int, rows: int,
                     cols: int, out_count: int) -> list[BufferDecl]:
-    return [BufferDecl.storage(weights_packed, 0, BufferAccess.ReadOnly, DataType.U32)
-            .with_count(rows * i4_packed_words(cols)),
-            BufferDecl.storage(x, 1, BufferAccess.ReadOnly, DataType.F32).with_count(x_count),
-            BufferDecl.storage(row_scales, 2, BufferAccess.ReadOnly, DataType.F32).with_count(rows),
-            BufferDecl.output(out, 3, DataType.F32).with_count(out_count)]
+    return [ro_decl(weights_packed, 0, rows * i4_packed_words(cols), DataType.U32), ro_decl(x, 1, x_count),
+            ro_decl(row_scales, 2, rows), out_decl(out, 3, out_count)]
 
 
 def int4_matvec_f32_scaled(weights_packed: str, x: str, row_scales: str, out: str, rows: int,
@@ -208,11 +205,9 @@ def int4_batched_matvec_f32_scaled(weights_packed: str, x_batches: str, row_scal
 def _matmul_buffers(weights_packed: str, activations: str, row_scales: str, batch_scales: str, out: str,
                     batch: int, rows: int, cols: int, out_count: int) -> list[BufferDecl]:
     words = i4_packed_words(cols)
-    return [BufferDecl.storage(weights_packed, 0, BufferAccess.ReadOnly, DataType.U32).with_count(rows * words),
-            BufferDecl.storage(activations, 1, BufferAccess.ReadOnly, DataType.U32).with_count(batch * words),
-            BufferDecl.storage(row_scales, 2, BufferAccess.ReadOnly, DataType.F32).with_count(rows),
-            BufferDecl.storage(batch_scales, 3, BufferAccess.ReadOnly, DataType.F32).with_count(batch),
-            BufferDecl.output(out, 4, DataType.F32).with_count(out_count)]
+    return [ro_decl(weights_packed, 0, rows * words, DataType.U32),
+            ro_decl(activations, 1, batch * words, DataType.U32), ro_decl(row_scales, 2, rows),
+            ro_decl(batch_scales, 3, batch), out_decl(out, 4, out_count)]
 
 
 def _scaled(p: str, row_scales: str, batch_scales: str) -> Expr:
@@ -301,46 +296,48 @@ def _build_top1(batch: int = 2, rows: int = 2, cols: int = 8) -> Program:
 
 # 0xCDEF4321 = lanes [1,2,3,4,-1,-2,-3,-4]; 0xFEDC1234 = [4,3,2,1,-4,-3,-2,-1]: dot 40, each row sum 0.
 LHS_WORD, RHS_WORD = 0xCDEF_4321, 0xFEDC_1234
-_BATCHED = {"batch": 2, "rows": 2, "cols": 8}
 
-ENTRY_DOT_SCALED = register(OpEntry(
-    id=DOT_SCALED_OP_ID, build=_build_dot_scaled, builder=_build_dot_scaled, params={"lane_count": 8},
+ENTRY_DOT_SCALED = register_op(
+    DOT_SCALED_OP_ID, _build_dot_scaled,
     test_inputs=lambda: [[pack_u32_slice([LHS_WORD]), pack_u32_slice([RHS_WORD]), pack_f32_slice([0.5]),
                           pack_f32_slice([0.25])]],
     expected_output=lambda: [[pack_f32_slice([5.0])]],  # 40 * 0.5 * 0.25
     category="nn", ulp=ULP,
-))
+)
 
-ENTRY_MATVEC = register(OpEntry(
-    id=MATVEC_SCALED_OP_ID, build=_build_matvec, builder=_build_matvec, params={"rows": 2, "cols": 8},
+ENTRY_MATVEC = register_op(
+    MATVEC_SCALED_OP_ID, _build_matvec,
     test_inputs=lambda: [[pack_u32_slice([LHS_WORD, RHS_WORD]), pack_f32_slice([1.0] * 8),
                           pack_f32_slice([0.5, 0.25])]],
     expected_output=lambda: [[pack_f32_slice([0.0, 0.0])]],
     category="nn", ulp=ULP,
-))
+)
 
-ENTRY_BATCHED_MATVEC = register(OpEntry(
-    id=BATCHED_MATVEC_SCALED_OP_ID, build=_build_batched_matvec, builder=_build_batched_matvec,
-    params=dict(_BATCHED),
+ENTRY_BATCHED_MATVEC = register_op(
+    BATCHED_MATVEC_SCALED_OP_ID, _build_batched_matvec,
     test_inputs=lambda: [[pack_u32_slice([LHS_WORD, RHS_WORD]), pack_f32_slice([1.0] * 16),
                           pack_f32_slice([0.5, 0.25])]],
     expected_output=lambda: [[pack_f32_slice([0.0, 0.0, 0.0, 0.0])]],
     category="nn", ulp=ULP,
-))
+)
 
-ENTRY_MATMUL = register(OpEntry(
-    id=BATCHED_MATMUL_SCALED_OP_ID, build=_build_matmul, builder=_build_matmul, params=dict(_BATCHED),
-    test_inputs=lambda: [[pack_u32_slice([0, 0]), pack_u32_slice([0, 0]), pack_f32_slice([0.5, 0.25]),
-                          pack_f32_slice([0.125, 0.25])]],
+def _zero_matmul_inputs() -> list:
+    """vyre's batched matmul vector (plain and top-1): zero weights and activations, so every score is 0."""
+    return [[pack_u32_slice([0, 0]), pack_u32_slice([0, 0]), pack_f32_slice([0.5, 0.25]),
+             pack_f32_slice([0.125, 0.25])]]
+
+
+ENTRY_MATMUL = register_op(
+    BATCHED_MATMUL_SCALED_OP_ID, _build_matmul,
+    test_inputs=_zero_matmul_inputs,
     expected_output=lambda: [[pack_f32_slice([0.0, 0.0, 0.0, 0.0])]],
     category="nn", ulp=ULP,
-))
+)
 
-ENTRY_TOP1 = register(OpEntry(
-    id=BATCHED_MATMUL_TOP1_SCALED_OP_ID, build=_build_top1, builder=_build_top1, params=dict(_BATCHED),
-    test_inputs=lambda: [[pack_u32_slice([0, 0]), pack_u32_slice([0, 0]), pack_f32_slice([0.5, 0.25]),
-                          pack_f32_slice([0.125, 0.25])]],
+ENTRY_TOP1 = register_op(
+    BATCHED_MATMUL_TOP1_SCALED_OP_ID, _build_top1,
+    test_inputs=_zero_matmul_inputs,
     # all scores 0.0: row 0 wins the tie, so [score0, score1, idx0, idx1] = [0, 0, 0, 0]
     expected_output=lambda: [[pack_f32_slice([0.0, 0.0, 0.0, 0.0])]],
     category="nn", ulp=ULP,
-))
+)

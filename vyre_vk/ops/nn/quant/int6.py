@@ -12,9 +12,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Program
-from ...builder import build_indexed_map
-from ...registry import OpEntry, register
+from ....ir import DataType, Expr, Program
+from ...builder import build_indexed_map, out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_f32_slice, pack_u32_slice
 from .pack import int6_pack  # noqa: F401  (re-exported: vyre's int6 module has both)
 
@@ -33,10 +33,8 @@ def int6_unpack(packed: str, scale: str, zero: str, output: str, n: int, block_s
 
     return build_indexed_map(
         UNPACK_OP_ID,
-        [BufferDecl.storage(packed, 0, BufferAccess.ReadOnly, DataType.U32).with_count(n),
-         BufferDecl.storage(scale, 1, BufferAccess.ReadOnly, DataType.F32).with_count(n_blocks),
-         BufferDecl.storage(zero, 2, BufferAccess.ReadOnly, DataType.F32).with_count(n_blocks),
-         BufferDecl.output(output, 3, DataType.F32).with_count(n)],
+        [ro_decl(packed, 0, n, DataType.U32), ro_decl(scale, 1, n_blocks), ro_decl(zero, 2, n_blocks),
+         out_decl(output, 3, n)],
         output, n, (64, 1, 1), f)
 
 
@@ -44,10 +42,10 @@ def _build_unpack(n: int = 4, block_size: int = 4) -> Program:
     return int6_unpack("packed", "scale", "zero", "output", n, block_size)
 
 
-ENTRY_UNPACK = register(OpEntry(
-    id=UNPACK_OP_ID, build=_build_unpack, builder=_build_unpack, params={"n": 4, "block_size": 4},
+ENTRY_UNPACK = register_op(
+    UNPACK_OP_ID, _build_unpack,
     test_inputs=lambda: [[pack_u32_slice([63, 32, 1, 0]), pack_f32_slice([0.1]), pack_f32_slice([0.0])]],
     # 63*0.1=6.3, 32*0.1=3.2, 1*0.1=0.1, 0*0.1=0.0 (f32 literals)
     expected_output=lambda: [[pack_f32_slice([6.3, 3.2, 0.1, 0.0])]],
     category="nn", ulp=ULP,
-))
+)

@@ -11,9 +11,9 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
-from ...builder import build_indexed_map
-from ...registry import OpEntry, register
+from ....ir import DataType, Expr, Node, Program
+from ...builder import build_indexed_map, elementwise_program, out_decl, ro_decl
+from ...registry import register_op
 from ...wire import pack_i32_slice, pack_u32_slice
 from .int4 import DOT_OP_ID as INT4_DOT_OP_ID, LHS_WORD, RHS_WORD, int4_dot_i32
 
@@ -23,22 +23,19 @@ INT8_PACK_OP_ID = "vyre-libs::quant::int8_pack"
 ULP = None
 
 
+def _u32_map_buffers(input: str, output: str, n: int) -> list:
+    return [ro_decl(input, 0, n, DataType.U32), out_decl(output, 1, n, DataType.U32)]
+
+
 def int6_pack(input: str, output: str, n: int) -> Program:
-    return build_indexed_map(
-        INT6_PACK_OP_ID,
-        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.U32).with_count(n),
-         BufferDecl.output(output, 1, DataType.U32).with_count(n)],
-        output, n, (64, 1, 1), lambda i: (i, Expr.bitand(Expr.load(input, i), Expr.u32(0x3F))))
+    return build_indexed_map(INT6_PACK_OP_ID, _u32_map_buffers(input, output, n), output, n, (64, 1, 1),
+                             lambda i: (i, Expr.bitand(Expr.load(input, i), Expr.u32(0x3F))))
 
 
 def int8_pack(input: str, output: str, n: int) -> Program:
     i = Expr.var("i")
-    body = [Node.let_bind("i", Expr.gid_x()), Node.if_then(Expr.lt(i, Expr.u32(n)), [
-        Node.store(output, i, Expr.bitand(Expr.load(input, i), Expr.u32(0xFF)))])]
-    return Program.wrapped(
-        [BufferDecl.storage(input, 0, BufferAccess.ReadOnly, DataType.U32).with_count(n),
-         BufferDecl.output(output, 1, DataType.U32).with_count(n)],
-        (64, 1, 1), [wrap_anonymous(INT8_PACK_OP_ID, body)])
+    return elementwise_program(INT8_PACK_OP_ID, _u32_map_buffers(input, output, n), n,
+                               [Node.store(output, i, Expr.bitand(Expr.load(input, i), Expr.u32(0xFF)))])
 
 
 def _build_int6(n: int = 4) -> Program:
@@ -49,29 +46,29 @@ def _build_int8(n: int = 4) -> Program:
     return int8_pack("input", "output", n)
 
 
-ENTRY_INT6 = register(OpEntry(
-    id=INT6_PACK_OP_ID, build=_build_int6, builder=_build_int6, params={"n": 4},
+ENTRY_INT6 = register_op(
+    INT6_PACK_OP_ID, _build_int6,
     test_inputs=lambda: [[pack_u32_slice([63, 100, 1, 0])]],
     expected_output=lambda: [[pack_u32_slice([63, 36, 1, 0])]],
     category="nn", ulp=ULP,
-))
+)
 
-ENTRY_INT8 = register(OpEntry(
-    id=INT8_PACK_OP_ID, build=_build_int8, builder=_build_int8, params={"n": 4},
+ENTRY_INT8 = register_op(
+    INT8_PACK_OP_ID, _build_int8,
     test_inputs=lambda: [[pack_u32_slice([255, 256, 1, 0])]],
     expected_output=lambda: [[pack_u32_slice([255, 0, 1, 0])]],
     category="nn", ulp=ULP,
-))
+)
 
 
 def _build_int4_dot(lane_count: int = 8) -> Program:
     return int4_dot_i32("lhs", "rhs", "out", lane_count)
 
 
-ENTRY_INT4_DOT = register(OpEntry(
-    id=INT4_DOT_OP_ID, build=_build_int4_dot, builder=_build_int4_dot, params={"lane_count": 8},
+ENTRY_INT4_DOT = register_op(
+    INT4_DOT_OP_ID, _build_int4_dot,
     # lanes [1,2,3,4,-1,-2,-3,-4] . [4,3,2,1,-4,-3,-2,-1] = 40
     test_inputs=lambda: [[pack_u32_slice([LHS_WORD]), pack_u32_slice([RHS_WORD])]],
     expected_output=lambda: [[pack_i32_slice([40])]],
     category="nn", ulp=ULP,
-))
+)

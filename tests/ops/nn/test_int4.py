@@ -1,7 +1,7 @@
-"""Packed INT4 quant ops: what the generic vector/random runs leave implicit. The top-1 tie and
-non-finite rules, sign extension and nibble order on vyre-primitives' own vectors, vyre's unit-test
-shapes (cols not a multiple of 8) bit-exact against a sequential f32 evaluation of vyre's CPU
-oracle, and the builders' errors."""
+"""Packed INT4 quant ops (vyre_vk/ops/nn/quant/int4.py): what the generic vector/random runs leave
+implicit. The top-1 tie and non-finite rules, sign extension and nibble order on vyre-primitives'
+own vectors, vyre's unit-test shapes (cols not a multiple of 8) bit-exact against a sequential f32
+evaluation of vyre's CPU oracle, and the builders' errors."""
 import numpy as np
 import pytest
 
@@ -9,7 +9,9 @@ from vyre_vk import ops, reference
 from vyre_vk.ops.nn.quant import int4
 from vyre_vk.testing.parity import ulp_distance
 
-from .oracles_int4 import F32_MIN, pack_i4, top1, unpack_i4
+from ..harness import run_both
+from ..oracles.core import F32_MIN
+from ..oracles.nn_quant import pack_i4, top1, unpack_i4
 
 F32 = np.float32
 Q = "vyre-libs::quant::"
@@ -18,8 +20,7 @@ PRIM_WORD = 0x7621_0F98  # vyre-primitives' quantized vectors: lanes [-8, -7, -1
 
 
 def _both(op_id, device, ins, **params):
-    program = ops.get(op_id).build_with(**params)
-    return reference.run(program, ins), device.compile(program).run(ins)
+    return run_both(op_id, device, ins, **params)[1:]
 
 
 def _top1_inputs(weights, acts, row_scales, batch_scales):

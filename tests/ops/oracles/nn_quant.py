@@ -1,8 +1,7 @@
-"""Independent NumPy oracles for the packed signed INT4 ops (vyre-libs/src/nn/quant/int4.rs),
-written from the ops' definitions and registered into ``ORACLES`` (tests/ops/oracles.py imports
-this module at its end).
+"""Oracles of the ops in vyre_vk/ops/nn/quant: byte shuffle, GPTQ rounding/clipping, int6/int8
+pack and unpack, and the packed signed INT4 ops (vyre-libs/src/nn/quant/int4.rs).
 
-Packing (the layout contract, not the IR): lane ``k`` of a packed vector is bits
+INT4 packing (the layout contract, not the IR): lane ``k`` of a packed vector is bits
 ``4*(k%8) .. 4*(k%8)+3`` of word ``k/8``; codes 8..15 are -8..-1. Matrices are row-major with
 ``ceil(cols/8)`` words per row. Random words fill every nibble, so the unused high nibbles of a
 row's last word (cols not a multiple of 8 below) hold garbage the ops must ignore.
@@ -16,12 +15,96 @@ from __future__ import annotations
 
 import numpy as np
 
-from .oracles import F32, d, exact, normal
-from .oracles_math import oracle, ru32
-
-F32_MIN = float(np.finfo(np.float32).min)
+from .core import F32, F32_MIN, U32, d, exact, f, normal, oracle, ru32
 
 
+@oracle("vyre-libs::quant::byte_shuffle", {"n": 20, "elem_bytes": 4}, 0, "permutation: exact")
+def _():
+    return (lambda rng, p: {"input": ru32(rng, p["n"] * p["elem_bytes"], 256)},
+            lambda ins, p: {"output": ins["input"].reshape(p["n"], p["elem_bytes"]).T.reshape(-1).copy()})
+
+
+FMIN = float(np.finfo(np.float32).tiny)
+
+
+def _clamp(v, lo, hi):
+    v = np.where(np.isfinite(v), v, lo)      # vyre's clamp maps NaN and +-inf to `lo`
+    return np.minimum(np.maximum(v, lo), hi)
+
+
+def _with_specials(x, values):
+    x = x.copy()
+    x[:len(values)] = values
+    return x
+
+
+@oracle("vyre-libs::quant::gptq_round", {"n": 64, "max_val": 63.0}, 1, "one division; selects and clamps exact")
+def _():
+    def inputs(rng, p):
+        x = normal(rng, p["n"], 100.0)
+        s = rng.uniform(0.5, 5.0, p["n"]).astype(F32)
+        x = _with_specials(x, [np.nan, np.inf, -np.inf, 3.0, 7.0, 1e30, -5.0, 2.5])
+        s = _with_specials(s, [2.0, 2.0, 2.0, 3.0, 0.0, -1.0, np.inf, np.nan])  # x == s, zero/neg/inf/nan scales
+        return {"input": x, "scale": s}
+
+    def np_fn(ins, p):
+        x = np.where(np.isfinite(d(ins["input"])), d(ins["input"]), 0.0)
+        s = d(ins["scale"])
+        s = np.where(np.isfinite(s) & (s > FMIN), s, FMIN)
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            q = np.where(x == s, 1.0, x / s)
+            q = np.where(np.abs(q) > float(np.finfo(np.float32).max), np.sign(q) * np.inf, q)   # f32 overflow
+        return {"output": exact(_clamp(q, 0.0, f(p["max_val"])))}
+    return inputs, np_fn
+
+
+@oracle("vyre-libs::quant::gptq_sdclip", {"n": 64, "k": 30.0}, 0, "selects: exact")
+def _():
+    def inputs(rng, p):
+        return {"input": _with_specials(normal(rng, p["n"], 40.0), [np.nan, np.inf, -np.inf, 30.0, -30.0])}
+
+    def np_fn(ins, p):
+        x = np.where(np.isfinite(d(ins["input"])), d(ins["input"]), 0.0)
+        return {"output": exact(_clamp(x, -f(p["k"]), f(p["k"])))}
+    return inputs, np_fn
+
+
+@oracle("vyre-libs::quant::int6_unpack", {"n": 64, "block_size": 8}, 2, "exact cast, mul + add (contractible)")
+def _():
+    def inputs(rng, p):
+        nb = -(-p["n"] // p["block_size"])
+        return {"packed": ru32(rng, p["n"]), "scale": normal(rng, nb, 0.1), "zero": normal(rng, nb)}
+
+    def np_fn(ins, p):
+        blk = np.arange(p["n"]) // p["block_size"]
+        a = d(ins["packed"] & U32(0x3F)) * d(ins["scale"])[blk]
+        z = d(ins["zero"])[blk]
+        return {"output": (a + z, np.abs(a) + np.abs(z))}
+    return inputs, np_fn
+
+
+@oracle("vyre-libs::quant::int8_unpack", {"n": 64, "cols": 8}, 2, "u32 -> f32 cast (rounds above 2^24) and a multiply")
+def _():
+    def inputs(rng, p):
+        return {"packed": _with_specials(ru32(rng, p["n"]), [0, 255, 2**24 + 1, 2**32 - 1]),
+                "scales": normal(rng, -(-p["n"] // p["cols"]))}
+
+    def np_fn(ins, p):
+        return {"output": exact(d(ins["packed"]) * d(ins["scales"])[np.arange(p["n"]) // p["cols"]])}
+    return inputs, np_fn
+
+
+@oracle("vyre-libs::quant::int6_pack", {"n": 64}, 0, "mask: exact")
+def _():
+    return (lambda rng, p: {"input": ru32(rng, p["n"])}, lambda ins, p: {"output": ins["input"] & U32(0x3F)})
+
+
+@oracle("vyre-libs::quant::int8_pack", {"n": 64}, 0, "mask: exact")
+def _():
+    return (lambda rng, p: {"input": ru32(rng, p["n"])}, lambda ins, p: {"output": ins["input"] & U32(0xFF)})
+
+
+# ---------------------------------------------------------------- int4
 def unpack_i4(words: np.ndarray, cols: int) -> np.ndarray:
     """``[..., ceil(cols/8)]`` u32 words -> ``[..., cols]`` int64 lanes in -8..7."""
     w = np.asarray(words, np.uint64)

@@ -1,0 +1,19 @@
+"""Independent NumPy oracles of every registered op, keyed by op id in ``ORACLES``.
+
+Each ``<area>_<group>.py`` module registers the oracles of the ops whose builders live in
+``vyre_vk/ops/<area>/<group>`` (a package or a module), e.g. ``nn::softmax`` (built in
+vyre_vk/ops/nn/attention/softmax.py) in ``nn_attention.py``; tests/ops/test_registry.py checks
+that layout. See core.py for what an oracle returns.
+
+Example::
+
+    >>> spec = ORACLES["vyre-libs::nn::silu"]
+    >>> ins = spec.inputs(np.random.default_rng(0), spec.params)
+    >>> value, scale = spec.numpy(ins, spec.params)["output"]
+"""
+from . import (math_algebra, math_atomic, math_broadcast, math_conv, math_fft, math_linalg,  # noqa: F401
+               math_reduce_variance, math_succinct, nn_activation, nn_attention, nn_backward, nn_linear, nn_moe,
+               nn_norm, nn_optim, nn_quant)
+from .core import ORACLES, Oracle, oracle
+
+__all__ = ["ORACLES", "Oracle", "oracle"]
