@@ -31,23 +31,25 @@ from typing import Any, Mapping, Optional, Union
 
 import numpy as np
 
+from vyre_vk.errors import InputError, VyreError  # a leaf module: nothing of the compiler
+
 SCHEMA_VERSION = 1
 _KP_DTYPES = ("float32", "uint32", "int32")  # what kp 0.9's tensor_t takes (bool is a u32 word)
 _CPU_DEVICES = ("llvmpipe", "lavapipe", "swiftshader")
 MAX_PLANS = 8
 
 
-class ManifestError(ValueError):
+class ManifestError(VyreError, ValueError):
     """The folder holds no manifest this runner reads, or its files are missing or malformed."""
 
 
-class AotTrapError(RuntimeError):
+class AotTrapError(VyreError, RuntimeError):
     """An invocation trapped; ``stage``, ``code``, ``reason``, ``invocation``, ``address`` say where."""
 
     def __init__(self, stage: int, code: int, reason: str, invocation: int, address: int) -> None:
         self.stage, self.code, self.reason, self.invocation, self.address = stage, code, reason, invocation, address
         super().__init__(f"stage {stage} trapped: {reason} (code {code}) at invocation {invocation}, "
-                         f"address {address}")
+                         f"address {address}. Fix: guard the operation so active invocations never reach it.")
 
 
 def formula_grid(stage: Mapping, counts: Mapping[str, int], scratch: list = ()) -> list[int]:
@@ -206,8 +208,8 @@ class Module:
             if arr.dtype != dtype:
                 conv = arr.astype(dtype)
                 if arr.dtype.kind not in "biuf" or not np.array_equal(conv.astype(arr.dtype), arr, equal_nan=True):
-                    raise TypeError(f"buffer `{name}` takes {dtype.name}; {arr.dtype.name} data does not convert "
-                                    f"exactly. Fix: pass a {dtype.name} array.")
+                    raise InputError(name, f"takes {dtype.name}; {arr.dtype.name} data does not convert exactly",
+                                     f"pass a {dtype.name} array")
                 arr = conv
         return arr
 
@@ -215,7 +217,8 @@ class Module:
         unknown = sorted(set(inputs) - set(self.inputs))
         missing = [n for n in self.inputs if n not in inputs]
         if unknown or missing:
-            raise KeyError(f"inputs {unknown or ''} unknown, {missing or ''} missing. Fix: pass exactly {self.inputs}.")
+            raise InputError(None, f"inputs {unknown or ''} unknown, {missing or ''} missing",
+                             f"pass exactly {self.inputs}")
         arrays = {}
         for b in self.buffers:
             name = b["name"]
@@ -224,8 +227,8 @@ class Module:
                 continue
             arr = self._array(name, inputs[name])
             if arr.size < max(b["count"], 1):
-                raise ValueError(f"buffer `{name}` has {arr.size} elements, the program declares "
-                                 f"{max(b['count'], 1)}. Fix: pass at least that many.")
+                raise InputError(name, f"has {arr.size} elements, the program declares {max(b['count'], 1)}",
+                                 "pass at least that many")
             arrays[name] = canonical_f32(arr) if name in self._canon else arr
         return arrays
 

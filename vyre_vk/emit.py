@@ -119,8 +119,8 @@ def check_sizes(program: "Program", sizes: Mapping[str, int]) -> dict[str, int]:
 
 
 def _stage_grid(st, names: set) -> dict:
-    """The grid rule's inputs for one stage (what vyre_vk.reference.dispatch_grid reads)."""
-    from vyre_vk.reference.binding import _has_workgroup_or_atomic
+    """The grid rule's inputs for one stage (what vyre_vk.ir.grid.dispatch_grid reads)."""
+    from vyre_vk.ir.grid import has_workgroup_or_atomic as _has_workgroup_or_atomic
 
     bound = [b for b in st.program.buffers if not b.is_workgroup]
     results = [b.name for b in bound if b.is_result]

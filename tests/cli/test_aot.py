@@ -99,7 +99,7 @@ def test_runner_imports_nothing_of_the_compiler(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     grad, mods = out.stdout.splitlines()
-    assert eval(mods) == ["vyre_vk", "vyre_vk.aot"]
+    assert eval(mods) == ["vyre_vk", "vyre_vk.aot", "vyre_vk.errors"]
     ones = {b.name: np.ones(b.count, np.float32) for b in get(SEED).build().buffers if b.is_input}
     assert eval(grad) == reference.run(get(SEED).build(), ones)["grad_x"].tolist()
 

@@ -1,9 +1,16 @@
-"""The operator and DataType tables are complete, consistent and self-referential."""
+"""The operator and DataType tables are complete and consistent, and the IR holds no GLSL.
+
+How the lowering spells each operator and type is tested with its table
+(tests/lower/test_spelling.py); the IR itself knows no backend.
+"""
+import ast
 import re
+from pathlib import Path
 
 import numpy as np
 
-from vyre_vk.ir import ATOMICS, BINOPS, CASTS, DTYPES, GLSL_HELPERS, UNOPS, AtomicOp, BinOp, DataType, UnOp
+import vyre_vk.ir
+from vyre_vk.ir import ATOMICS, BINOPS, CASTS, DTYPES, UNOPS, AtomicOp, BinOp, DataType, UnOp
 from vyre_vk.ir.optable import TRANSCENDENTAL_UNOPS
 
 SUPPORTED = [t for t in DataType if t.supported]
@@ -17,32 +24,23 @@ def test_every_operator_defined_once_with_vyre_wire_codes():
     assert {info.code for info in BINOPS.values()} == {op.value for op in BinOp}
 
 
-def test_supported_ops_have_numpy_and_glsl_for_each_operand_type():
+def test_supported_ops_have_numpy_for_each_operand_type():
     for info in list(BINOPS.values()) + list(UNOPS.values()):
         if getattr(info, "supported", True):
             assert info.numpy is not None, info.name
-            for t in info.types:
-                assert t.value in info.glsl or "*" in info.glsl, (info.name, t)
-
-
-def test_glsl_helpers_named_by_templates_exist():
-    templates = [g for i in list(BINOPS.values()) + list(UNOPS.values()) for g in i.glsl.values()]
-    templates += [c.glsl for c in CASTS.values()]
-    for t in templates:
-        for name in re.findall(r"\b(vyre_\w+)\(", t):
-            assert name in GLSL_HELPERS, name
-    for name, src in GLSL_HELPERS.items():
-        assert re.search(rf"\b{name}\(", src), name
+            assert info.types, info.name
+    for info in ATOMICS.values():
+        assert (info.numpy is not None) == info.supported, info.name
 
 
 def test_dtype_table():
     assert set(SUPPORTED) == {DataType.U32, DataType.I32, DataType.Bool, DataType.F32}
-    assert DataType.F32.numpy == np.float32 and DataType.F32.glsl == "float" and DataType.F32.size == 4
-    assert DataType.Bool.numpy == np.uint32 and DataType.Bool.glsl_storage == "uint" and DataType.Bool.size == 4
+    assert DataType.F32.numpy == np.float32 and DataType.F32.size == 4
+    assert DataType.Bool.numpy == np.uint32 and DataType.Bool.size == 4
     assert DataType.U32.wire_tag == 0x01 and DataType.F32.wire_tag == 0x0B and DataType.U8.wire_tag == 0x0E
     assert set(DTYPES) == set(DataType)
     for t in SUPPORTED:
-        assert DTYPES[t].glsl and DTYPES[t].numpy is not None
+        assert DTYPES[t].numpy is not None
 
 
 def test_casts_cover_every_supported_pair():
@@ -52,3 +50,69 @@ def test_casts_cover_every_supported_pair():
 def test_transcendental_set_matches_vyre_fp_contract():
     assert TRANSCENDENTAL_UNOPS == {UnOp.Exp, UnOp.Log, UnOp.Sqrt, UnOp.InverseSqrt, UnOp.Sin, UnOp.Cos,
                                     UnOp.Tanh, UnOp.Sinh, UnOp.Cosh}
+
+
+# ----------------------------------------------------------------------------- the IR knows no backend
+# GLSL in a string: builtins, directives, constructors and bit casts Python lacks, barriers, the
+# lowering's helpers and its template operands (int(, float(, bool( are Python too: not signs of GLSL).
+_GLSL_TEXT = re.compile(r"\bgl_[A-Z]\w*|#version|\blayout\s*\(|\b(?:uint|[iu]?vec[234])\(|"
+                        r"\b(?:floatBitsToUint|uintBitsToFloat|atomicAdd|atomicCompSwap|memoryBarrier\w*)\b|"
+                        r"(?<![.\w])barrier\(\)|\bvyre_(?!vk\b)\w+\(|\{a\}")
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """ids of the docstring nodes (prose, which may name GLSL things)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+def _glsl_in(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    docs = _docstrings(tree)
+    found = []
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            found += [f"string {m.group(0)!r}" for m in _GLSL_TEXT.finditer(node.value)]
+        elif isinstance(node, ast.Name):
+            names = [node.id]
+        elif isinstance(node, ast.Attribute):
+            names = [node.attr]
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+            names = [node.name]
+        elif isinstance(node, ast.arg):
+            names = [node.arg]
+        elif isinstance(node, ast.alias):
+            names = [node.name, node.asname or ""]
+        elif isinstance(node, ast.ImportFrom):
+            module = ("." * node.level) + (node.module or "")
+            if re.match(r"(vyre_vk\.lower\b|\.\.lower\b)", module):  # the backend, imported by the IR
+                found.append(f"import from {module}")
+        found += [f"name {n!r}" for n in names if "glsl" in n.lower()]
+    return [f"{path.name}:{f}" for f in found]
+
+
+def test_ir_package_holds_no_glsl():
+    root = Path(vyre_vk.ir.__file__).parent
+    files = sorted(root.rglob("*.py"))
+    assert files and {"optable.py", "types.py"} <= {f.name for f in files}
+    found = [f for path in files for f in _glsl_in(path)]
+    assert not found, found
+    assert not any(hasattr(DataType.F32, a) for a in ("glsl", "glsl_storage"))
+    rows = list(BINOPS.values()) + list(UNOPS.values()) + list(ATOMICS.values()) + list(CASTS.values())
+    assert not any(hasattr(r, "glsl") for r in rows)
+
+
+def test_glsl_detector_finds_glsl():
+    # the scan above is only worth something if it sees the GLSL the IR used to hold
+    for text in ("vyre_div_u32({a}, {b})", "uint({a})", "layout(local_size_x = 1) in;", "#version 450",
+                 "uintBitsToFloat(0x7FC00000u)", "gl_GlobalInvocationID.x", "barrier()"):
+        assert _GLSL_TEXT.search(text), text
+    for prose in ("vyre_vk.ir.optable", "pass a bool (e.g. bool(x))", "float('nan')", "Node.barrier()",
+                  "cast through u32", "the Vulkan backend"):
+        assert not _GLSL_TEXT.search(prose), prose

@@ -5,6 +5,8 @@ import pytest
 from vyre_vk import reference
 from vyre_vk.ir import (AtomicOp, BinOp, BufferDecl, DataType, Expr, MemoryOrdering, Node, Program, UnOp,
                         wrap_anonymous)
+from vyre_vk.errors import InputError
+from vyre_vk.ir import binding
 from vyre_vk.reference import EvalError, TrapError, dispatch_grid, fma_f32
 
 from .helpers import eval_expr, f32_bits_of, scalar_program
@@ -446,12 +448,32 @@ def test_every_invocation_of_the_grid_runs_including_the_tail():
 
 
 def test_input_errors_are_clear():
+    """The reference binds inputs under the runtime's rules (vyre_vk.ir.binding): InputError, never a
+    silent conversion."""
     p = prog([BufferDecl.read("a", 0, U32).with_count(4), BufferDecl.output("o", 1, U32).with_count(1)],
              [Node.store("o", u(0), Expr.load("a", u(0)))])
-    with pytest.raises(EvalError, match="requires at least 4"):
+    with pytest.raises(InputError, match="has 2 elements, the program declares 4"):
         reference.run(p, {"a": np.zeros(2, np.uint32)})
-    with pytest.raises(EvalError, match="missing input"):
+    with pytest.raises(InputError, match="no input given"):
         reference.run(p, {})
-    with pytest.raises(EvalError, match="float data"):
+    with pytest.raises(InputError, match="expected dtype uint32, got float32"):
         reference.run(p, {"a": np.zeros(4, np.float32)})
+    with pytest.raises(InputError, match="expected dtype uint32, got int64"):  # used to wrap silently
+        reference.run(p, {"a": np.arange(4)})
+    with pytest.raises(InputError, match="is an output"):
+        reference.run(p, {"a": np.zeros(4, np.uint32), "o": np.zeros(1, np.uint32)})
     assert reference.run(p, [bytes(16)])["o"].tolist() == [0]
+    assert reference.run(p, {"a": [7, 1, 2, 3]})["o"].tolist() == [7]  # a lossless list is fine
+
+
+def test_float64_is_refused_like_the_runtime():
+    """Issue 14: the reference used to round float64 to f32 where Vulkan refuses it."""
+    p = prog([BufferDecl.read("x", 0, F32).with_count(2), BufferDecl.output("y", 1, F32).with_count(2)],
+             [Node.store("y", u(0), Expr.load("x", u(0)))])
+    with pytest.raises(InputError, match="expected dtype float32, got float64") as info:
+        reference.run(p, {"x": np.array([0.1, 0.2])})
+    assert info.value.buffer == "x" and "astype(np.float32)" in info.value.fix
+    with pytest.raises(InputError, match="do not convert exactly"):
+        reference.run(p, {"x": [0.1, 0.2]})  # 0.1 is no f32
+    assert reference.run(p, {"x": [0.5, 2.0]})["y"].tolist() == [0.5, 0.0]
+    assert binding.bind(p.buffers, {"x": np.ones(2, np.float32)})["y"].tolist() == [0.0, 0.0]

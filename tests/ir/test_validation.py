@@ -268,3 +268,28 @@ def test_subgroup_ops_in_subgroup_uniform_control_flow_are_valid():
     with pytest.raises(ControlFlowError):
         validate(P(Node.if_then(Expr.lt(Expr.local_y(), u(1)), [Node.let_bind("x", Expr.subgroup_add(u(1)))]),
                    wg=(16, 4, 1)))
+
+
+def test_validation_types_agree_with_walk_expr_type(monkeypatch):
+    """One expression typer: on every registered op, validation's checker (validate_expr.etype, which
+    must type every operand and stop at the first fault) gives each expression the type the optimiser's
+    vyre_vk.ir.walk.expr_type gives it; walk.expr_type answers None (unknown) for subgroup collectives."""
+    from vyre_vk.ir import expr as E, validate_expr, validate_stmt
+    from vyre_vk.ir.walk import expr_type
+    from vyre_vk.ops import all_ops
+
+    seen: list = []
+    checker = validate_expr.etype
+
+    def recording(ctx, e, path, depth=0):
+        t = checker(ctx, e, path, depth)
+        seen.append((e, {k: b.type for s in ctx.scopes for k, b in s.items()}, ctx.buffers, t))
+        return t
+    monkeypatch.setattr(validate_expr, "etype", recording)  # its own recursion goes through the global
+    monkeypatch.setattr(validate_stmt, "etype", recording)
+    for entry in all_ops():
+        validate(entry.build())
+    assert len(seen) > 5000
+    differ = [(e, t, expr_type(e, env, bufs)) for e, env, bufs, t in seen if expr_type(e, env, bufs) != t]
+    assert all(w is None and isinstance(e, E.SUBGROUP_COLLECTIVES) for e, t, w in differ), differ[:5]
+    assert V.expr_type(P(), Expr.lt(v("i"), u(3)), {"i": U32}) is BOOL  # the public helper is walk's

@@ -1,4 +1,4 @@
-"""NumPy float32 model of vyre_vk/ir/ffmath.py's GLSL, operation for operation.
+"""NumPy float32 model of vyre_vk/lower/ffmath.py's GLSL, operation for operation.
 
 NumPy's float32 add/sub/mul/div are IEEE single roundings, as Vulkan's are for add/sub/mul
 under `precise`, so on lavapipe the shader must return exactly these bits. The model is
@@ -7,7 +7,7 @@ say the GLSL is right without trusting either alone.
 """
 import numpy as np
 
-from vyre_vk.ir import ffmath
+from vyre_vk.lower import ffmath
 from vyre_vk.ir.optable import canon  # the lowering's template wraps both helpers in vyre_canon
 
 F = np.float32

@@ -1,4 +1,4 @@
-"""exp and tanh in float-float (vyre_vk/ir/ffmath.py): constants, model, and the shader.
+"""exp and tanh in float-float (vyre_vk/lower/ffmath.py): constants, model, and the shader.
 
 Three independent checks: the constants are recomputed here from ln 2 with Python's decimal
 module; the NumPy model of the GLSL (ffmodel.py) agrees with the float64 reference; and the
@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from vyre_vk import reference
-from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program, UnOp, ffmath, wrap_anonymous
+from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program, UnOp, wrap_anonymous
 from vyre_vk.ir.optable import UNOPS
+from vyre_vk.lower import ffmath
 from vyre_vk.testing.parity import ulp_distance
 
 from . import ffmodel

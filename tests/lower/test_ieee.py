@@ -1,6 +1,6 @@
 """Division, reciprocal, sqrt and inverse sqrt: bit-exact with the reference's IEEE float32.
 
-The lowering computes them in integers (vyre_vk/ir/ieee.py), not with the driver's `/` and
+The lowering computes them in integers (vyre_vk/lower/ieee.py), not with the driver's `/` and
 sqrt(), so on any Vulkan driver -- lavapipe's correctly rounded ones included -- these tests
 exercise our code: every operand range, the inputs whose quotients lie next to a rounding
 midpoint (1 / 0.49999997 = 2.0000002, where NVIDIA's `/` gives 2.0), the FLT_MIN boundary

@@ -1,6 +1,6 @@
 """Issue 13: program names never collide with anything the lowering generates.
 
-Buffers are spelled ``b_<stem>``, variables ``v_<stem>`` (vyre_vk/lower/glsl.py, "names"); every
+Buffers are spelled ``b_<stem>``, variables ``v_<stem>`` (vyre_vk/lower/names.py); every
 name the lowering itself writes stays out of those prefixes. These tests lower and run, on the
 device and against the reference, programs whose buffers and variables are named after every GLSL
 keyword and reserved word (glslang's list), every identifier the lowering emits (harvested from its
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from vyre_vk import ops, reference
 from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program, validate, wrap_anonymous
-from vyre_vk.ir.optable import GLSL_HELPERS
+from vyre_vk.lower.helpers import GLSL_HELPERS
 from vyre_vk.lower import glsl_names, lower, stem
 from vyre_vk.opt import optimize
 from vyre_vk.spirv import compile_glsl

@@ -8,7 +8,7 @@ independent NumPy oracle in tests/ops/oracles, per op id (``pytest -k softmax``)
 Ops whose formulas cancel after a transcendental (gelu's 1 + tanh(u) for x < -5, skip_gate's
 1 - sigmoid(g), attention's sum_j p_j v_j over zero-mean v) multiply any exp/tanh difference by
 the condition number (thousands of bit-ULPs before exp and tanh were lowered in float-float,
-vyre_vk/ir/ffmath.py). They are held to vyre's window on every element like any other op; their
+vyre_vk/lower/ffmath.py). They are held to vyre's window on every element like any other op; their
 ill-conditioned cases are pinned in tests/ops/nn/.
 """
 import numpy as np

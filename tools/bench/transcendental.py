@@ -3,7 +3,7 @@
 
 For out[i] = f(a[i]) at each size, in one run on one device:
   accuracy  bit-ULP distance to the reference (float64 libm rounded once), worst and the share
-            of elements that differ: ours (vyre_vk/ir/ffmath.py), the driver's GLSL builtin
+            of elements that differ: ours (vyre_vk/lower/ffmath.py), the driver's GLSL builtin
             (hand-written shader through raw kp), PyTorch where CUDA is there
   speed     GPU time from timestamp queries (ours, builtin) and CUDA events (PyTorch);
             12 B/element would be the add kernel's traffic, this one moves 8

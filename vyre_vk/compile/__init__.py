@@ -172,7 +172,7 @@ class Compiled:
     def grids(self, counts: Mapping[str, int]) -> list[tuple[int, int, int]]:
         """Each stage's workgroup grid for bound element counts by buffer name (vyre's rule:
         vyre_vk.ir.grid), divided by the stage's coarsening factor on x."""
-        from vyre_vk.reference import dispatch_grid
+        from vyre_vk.ir.grid import dispatch_grid
 
         counts = {**counts, **{s.name: max(s.count, 1) for s in self.scratch}}
         out = []

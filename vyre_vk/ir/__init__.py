@@ -6,11 +6,13 @@ Example::
     >>> from vyre_vk.ir import Expr, Node, Program, BufferDecl, DataType, wrap_anonymous
 
 Constructors raise :class:`IRError` (a ValueError) for values of the wrong kind and
-:class:`IRDepthError` past :data:`EXPR_DEPTH_CAP` / :data:`NESTING_CAP`.
+:class:`IRDepthError` past :data:`EXPR_DEPTH_CAP` / :data:`NESTING_CAP`. The rules a dispatch
+runs under are IR semantics too, shared by the reference and the runtime: :func:`bind` (inputs
+to buffers, vyre_vk.ir.binding) and :func:`dispatch_grid` (the workgroup grid, vyre_vk.ir.grid).
 """
 from .types import (BufferAccess, DataType, DTYPES, DTypeInfo, IRDepthError, IRError, MemoryOrdering,
                     SUPPORTED_DTYPES)
-from .optable import (ATOMICS, BINOPS, CASTS, GLSL_HELPERS, UNOPS, AtomicOp, BinOp, UnOp, canon)
+from .optable import (ATOMICS, BINOPS, CASTS, UNOPS, AtomicOp, BinOp, UnOp, canon)
 from .expr import (EXPR_DEPTH_CAP, Atomic, BinOpExpr, BufLen, Call, Cast, Expr, Fma, InvocationId, LitBool,
                    LitF32, LitI32, LitU32, Load, LocalId, Select, SubgroupBallot, SubgroupLocalId,
                    SubgroupReduce, SubgroupShuffle, SubgroupSize, UnOpExpr, Var, WorkgroupId,
@@ -20,5 +22,7 @@ from .node import (NESTING_CAP, AsyncLoad, AsyncStore, AsyncWait, Assign, Barrie
 from .program import BufferDecl, Program, wrap, wrap_anonymous, wrap_child
 from .serial import ProgramFormatError
 from .validate import ValidationError, validate
+from .binding import Binder, Inputs, bind
+from .grid import dispatch_grid
 
 __all__ = [n for n in dir() if not n.startswith("_")]

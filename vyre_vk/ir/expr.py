@@ -21,16 +21,16 @@ may exceed :data:`EXPR_DEPTH_CAP`.
 """
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, fields
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
+from .atoms import ATOM_TYPES as _ATOMS, INT_BOUND as _INT_BOUND, is_atom, refuse_field  # noqa: F401 (re-exported)
+from .helper_names import ATOMIC_HELPERS, BIN_HELPERS, SUBGROUP_HELPERS, UN_HELPERS
 from .optable import AtomicOp, BinOp, UnOp
-from .types import (DataType, IRDepthError, IRError, MemoryOrdering, check_int, check_member, check_name,
-                    check_seq, f32_literal_bits, show)
-from .types import bits_f32, f32_bits  # noqa: F401 - their historical home (vyre_vk.ir re-exports them)
+from .types import (DataType, IRDepthError, IRError, MemoryOrdering, bits_f32, check_int, check_member,  # noqa: F401
+                    check_name, check_seq, f32_bits, f32_literal_bits, show)  # bits_f32, f32_bits: historical home
 
 #: Deepest expression a constructor builds (a leaf is 1 level, a Call 2 more than its deepest
 #: argument). Validation rejects more than 129 levels (V033); the cap leaves room for that report
@@ -45,25 +45,6 @@ def _operand(v: Any, what: str) -> "Expr":
         raise IRError(f"{what} must be an Expr, got {type(v).__name__} {show(v)}. "
                       "Fix: wrap constants with Expr.u32/i32/f32/bool and names with Expr.var.")
     return v
-
-
-#: Types a non-operand field may hold (ints: see is_atom). Validation judges the value; a constructor
-#: only refuses what hashing or JSON cannot take (containers, NumPy scalars, bytes, ints of
-#: thousands of digits) or what could hide another IR tree from the depth caps.
-_ATOMS = frozenset({type(None), bool, float, str, BinOp, UnOp, AtomicOp, DataType, MemoryOrdering})
-_INT_BOUND = 2**64  # beyond every integer the IR has, far below str()'s 4300-digit limit
-
-
-def is_atom(v: Any) -> bool:
-    """A scalar a variant field may hold instead of an IR object (None, bool, int, float, str, enum)."""
-    if type(v) is int:
-        return -_INT_BOUND <= v <= _INT_BOUND
-    return type(v) in _ATOMS or isinstance(v, enum.Enum)
-
-
-def refuse_field(obj: Any, name: str, v: Any, want: str) -> None:
-    raise IRError(f"{type(obj).__name__}.{name} holds a {type(v).__name__} {show(v)}. Fix: pass {want} (the "
-                  "helpers, e.g. Expr.u32 / Expr.var / Node.store, check and convert their arguments).")
 
 
 def _check_fields(self: "Expr") -> None:
@@ -253,43 +234,13 @@ def _subgroup(op: str):
     return staticmethod(helper)
 
 
-# vyre's helper names (expr/builders/operators.rs); Python keywords get a trailing "_"
-# and are also reachable under the bare name via getattr (Expr.__dict__["and"]).
-_BIN_HELPERS = {
-    "add": BinOp.Add, "sub": BinOp.Sub, "mul": BinOp.Mul, "div": BinOp.Div, "rem": BinOp.Mod,
-    "mulhi": BinOp.MulHigh, "abs_diff": BinOp.AbsDiff, "bitand": BinOp.BitAnd, "bitor": BinOp.BitOr,
-    "bitxor": BinOp.BitXor, "shl": BinOp.Shl, "shr": BinOp.Shr, "rotate_left": BinOp.RotateLeft,
-    "rotate_right": BinOp.RotateRight, "eq": BinOp.Eq, "ne": BinOp.Ne, "lt": BinOp.Lt, "gt": BinOp.Gt,
-    "le": BinOp.Le, "ge": BinOp.Ge, "and_": BinOp.And, "or_": BinOp.Or, "min": BinOp.Min,
-    "max": BinOp.Max, "saturating_add": BinOp.SaturatingAdd, "saturating_sub": BinOp.SaturatingSub,
-    "saturating_mul": BinOp.SaturatingMul, "wrapping_add": BinOp.WrappingAdd,
-    "wrapping_sub": BinOp.WrappingSub, "logical_and": BinOp.And, "logical_or": BinOp.Or,
-    "and": BinOp.And, "or": BinOp.Or,
-}
-_UN_HELPERS = {
-    "negate": UnOp.Negate, "bitnot": UnOp.BitNot, "reverse_bits": UnOp.ReverseBits,
-    "popcount": UnOp.Popcount, "clz": UnOp.Clz, "ctz": UnOp.Ctz, "not_": UnOp.LogicalNot,
-    "not": UnOp.LogicalNot, "logical_not": UnOp.LogicalNot, "sin": UnOp.Sin, "cos": UnOp.Cos,
-    "abs": UnOp.Abs, "sqrt": UnOp.Sqrt, "inverse_sqrt": UnOp.InverseSqrt, "reciprocal": UnOp.Reciprocal,
-    "floor": UnOp.Floor, "ceil": UnOp.Ceil, "round": UnOp.Round, "trunc": UnOp.Trunc, "sign": UnOp.Sign,
-    "is_nan": UnOp.IsNan, "is_inf": UnOp.IsInf, "is_finite": UnOp.IsFinite,
-    # vyre has no helpers for these (vyre-libs writes Expr::UnOp directly); ours are a convenience.
-    "exp": UnOp.Exp, "exp2": UnOp.Exp2, "log": UnOp.Log, "log2": UnOp.Log2, "tan": UnOp.Tan,
-    "asin": UnOp.Asin, "acos": UnOp.Acos, "atan": UnOp.Atan, "tanh": UnOp.Tanh, "sinh": UnOp.Sinh,
-    "cosh": UnOp.Cosh,
-}
-_ATOMIC_HELPERS = {
-    "atomic_add": AtomicOp.Add, "atomic_or": AtomicOp.Or, "atomic_and": AtomicOp.And,
-    "atomic_xor": AtomicOp.Xor, "atomic_min": AtomicOp.Min, "atomic_max": AtomicOp.Max,
-    "atomic_exchange": AtomicOp.Exchange,
-}
-for _n, _op in _BIN_HELPERS.items():
+for _n, _op in BIN_HELPERS.items():
     setattr(Expr, _n, _binary(_op))
-for _n, _op in _UN_HELPERS.items():
+for _n, _op in UN_HELPERS.items():
     setattr(Expr, _n, _unary(_op))
-for _n, _op in _ATOMIC_HELPERS.items():
+for _n, _op in ATOMIC_HELPERS.items():
     setattr(Expr, _n, _atomic(_op))
-for _n in ("Add", "Mul", "Min", "Max", "And", "Or", "Xor"):  # subgroup_add, ..., subgroup_xor
+for _n in SUBGROUP_HELPERS:  # subgroup_add, ..., subgroup_xor
     setattr(Expr, f"subgroup_{_n.lower()}", _subgroup(_n))
 
 
@@ -505,37 +456,15 @@ for _n, _cls in (("gid", InvocationId), ("local", LocalId), ("workgroup", Workgr
 del _name, _cls, _n, _op, _axis, _xyz
 
 
-def children(e: Expr) -> tuple[Expr, ...]:
-    """Direct sub-expressions of `e`, in evaluation order."""
-    if isinstance(e, (Load,)):
-        return (e.index,)
-    if isinstance(e, BinOpExpr):
-        return (e.left, e.right)
-    if isinstance(e, UnOpExpr):
-        return (e.operand,)
-    if isinstance(e, Select):
-        return (e.cond, e.true_val, e.false_val)
-    if isinstance(e, Cast):
-        return (e.value,)
-    if isinstance(e, Fma):
-        return (e.a, e.b, e.c)
-    if isinstance(e, Atomic):
-        return (e.index,) + ((e.expected,) if e.expected is not None else ()) + (e.value,)
-    if isinstance(e, Call):
-        return tuple(e.args)
-    if isinstance(e, SubgroupBallot):
-        return (e.cond,)
-    if isinstance(e, SubgroupShuffle):
-        return (e.value, e.lane)
-    if isinstance(e, SubgroupReduce):
-        return (e.value,)
-    return ()
-
-
-def walk(e: Expr):
-    """Pre-order iterator over `e` and all its sub-expressions."""
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        yield x
-        stack.extend(reversed(children(x)))
+# children / walk: the tree walker's (vyre_vk.ir.walk), kept here under their historical names.
+# walk.py imports this module, so they are bound on first use (PEP 562), not at import time.
+def __getattr__(name: str) -> Callable:
+    """``children(e)`` (walk.expr_children) and ``walk(e)`` (walk.walk_expr, pre-order)."""
+    if name == "children":
+        from .walk import expr_children as fn  # late: walk.py imports this module
+    elif name == "walk":
+        from .walk import walk_expr as fn
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = fn
+    return fn

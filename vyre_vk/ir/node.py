@@ -18,9 +18,10 @@ Expr or an atom, never a statement; the helpers also check names. Every statemen
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
-from .expr import Expr, LitU32, is_atom, refuse_field
+from .atoms import is_atom, refuse_field
+from .expr import Expr, LitU32
 from .types import IRDepthError, MemoryOrdering, check_member, check_name, check_seq
 
 #: Deepest statement nesting a constructor builds: the number of statement lists nested inside
@@ -262,31 +263,18 @@ setattr(Node, "return", Node.return_)  # vyre's name is a Python keyword; reacha
 del _name, _cls
 
 
-def node_exprs(n: Node) -> tuple[Expr, ...]:
-    """The expressions a node evaluates itself (not those of nested statements), in order."""
-    if isinstance(n, (Let, Assign)):
-        return (n.value,)
-    if isinstance(n, Store):
-        return (n.index, n.value)
-    if isinstance(n, If):
-        return (n.cond,)
-    if isinstance(n, Loop):
-        return (n.from_, n.to)
-    if isinstance(n, Trap):
-        return (n.address,)
-    if isinstance(n, (AsyncLoad, AsyncStore)):
-        return (n.offset, n.size)
-    return ()
-
-
-def node_bodies(n: Node) -> tuple[tuple[str, tuple], ...]:
-    """Nested statement lists of `n` with their path labels (e.g. ("if.then", (...)))."""
-    if isinstance(n, If):
-        return (("if.then", n.then), ("if.else", n.otherwise))
-    if isinstance(n, Loop):
-        return ((f"loop({n.var}).body", n.body),)
-    if isinstance(n, Block):
-        return (("block.body", n.body),)
-    if isinstance(n, Region):
-        return (("region.body", n.body),)
-    return ()
+# node_exprs / node_bodies: the tree walker's (vyre_vk.ir.walk, and vyre_vk.ir.paths for the labelled
+# bodies), kept here under their historical names. Both modules import this one, so the names are
+# bound on first use (PEP 562), not at import time.
+def __getattr__(name: str) -> Callable:
+    """``node_exprs(n)``: the expressions `n` evaluates itself (walk.node_exprs);
+    ``node_bodies(n)``: its statement lists with their path labels, e.g. ``(("if.then", (...)), ...)``
+    (paths.labelled_bodies)."""
+    if name == "node_exprs":
+        from .walk import node_exprs as fn  # late: walk.py imports this module
+    elif name == "node_bodies":
+        from .paths import labelled_bodies as fn  # late: paths.py imports this module
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = fn
+    return fn

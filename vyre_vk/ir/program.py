@@ -216,7 +216,8 @@ class Program:
         """Buffers taking a logical input slot, in declaration order."""
         return tuple(b for b in self.buffers if b.is_input)
 
-    # ---- serialisation and hashing (implemented in serial.py; imported lazily to avoid a cycle)
+    # ---- serialisation, hashing, validation: serial.py and validate.py build and check Programs, so these
+    # methods import them at call time (the documented lazy edges of tests/test_structure.py).
     def to_json(self) -> str:
         """Versioned JSON text; `Program.from_json(p.to_json()) == p` exactly."""
         from .serial import to_json

@@ -13,17 +13,19 @@ Example::
 """
 from __future__ import annotations
 
-from vyre_vk.errors import VyreError
 import dataclasses
 import enum
 import json
 from typing import Any
+
+from vyre_vk.errors import VyreError
 
 from . import expr as E
 from . import node as N
 from .optable import AtomicOp, BinOp, UnOp
 from .program import BufferDecl, Program
 from .types import BufferAccess, DataType, IRError, MemoryOrdering, show
+from .validate import ValidationError, validate as _validate
 
 FORMAT = "vyre-vk-program"
 VERSION = 1
@@ -305,7 +307,6 @@ def program_from_dict(d: Any, validate: bool = True) -> Program:
         raise ProgramFormatError(f"malformed program ({_cause(exc)}). Fix: re-serialise it with "
                                  "Program.to_json()") from exc
     if validate:
-        from .validate import ValidationError, validate as _validate
         try:
             _validate(p)
         except ValidationError as exc:

@@ -1,14 +1,15 @@
 """Scalar data types, buffer access modes and memory orderings of the vyre IR, and
 :class:`IRError`, the error every IR constructor raises for a value of the wrong kind.
 
-One table (:data:`DTYPES`) holds every per-type fact (wire tag, NumPy dtype, GLSL
-type, byte size, zero value, whether the Vulkan backend supports it). Validation, the
-reference evaluator and the GLSL lowering all read it from here.
+One table (:data:`DTYPES`) holds every per-type fact (wire tag, NumPy dtype, byte size,
+zero value, whether the Vulkan backend supports it). Validation, the reference evaluator
+and the optimiser read it from here; a backend's type names are its own (the GLSL ones are
+in vyre_vk/lower/spelling.py).
 
 Example::
 
-    >>> DataType.F32.numpy, DataType.F32.glsl, DataType.F32.size
-    (dtype('float32'), 'float', 4)
+    >>> DataType.F32.numpy, DataType.F32.size
+    (dtype('float32'), 4)
 """
 from __future__ import annotations
 
@@ -162,16 +163,6 @@ class DataType(enum.Enum):
         return DTYPES[self].numpy
 
     @property
-    def glsl(self) -> str | None:
-        """GLSL type of a *value* of this type (Bool values are `bool`)."""
-        return DTYPES[self].glsl
-
-    @property
-    def glsl_storage(self) -> str | None:
-        """GLSL element type inside a storage buffer (Bool is stored as `uint`)."""
-        return DTYPES[self].glsl_storage
-
-    @property
     def size(self) -> int:
         return DTYPES[self].size
 
@@ -198,45 +189,41 @@ class DataType(enum.Enum):
 
 @dataclass(frozen=True)
 class DTypeInfo:
-    """Facts about one DataType. `numpy`/`glsl` are None where no mapping exists."""
+    """Facts about one DataType. `numpy` is None where no NumPy dtype exists."""
 
     name: str
     wire_tag: int
     size: int
     numpy: np.dtype | None
-    glsl: str | None
-    glsl_storage: str | None
     zero: Any
     supported: bool
 
 
-def _info(dt: DataType, tag: int, size: int, npdt: Any, glsl: str | None, storage: str | None,
-          zero: Any, supported: bool) -> DTypeInfo:
-    return DTypeInfo(dt.value, tag, size, None if npdt is None else np.dtype(npdt), glsl, storage,
-                     zero, supported)
+def _info(dt: DataType, tag: int, size: int, npdt: Any, zero: Any, supported: bool) -> DTypeInfo:
+    return DTypeInfo(dt.value, tag, size, None if npdt is None else np.dtype(npdt), zero, supported)
 
 
 DT = DataType
-#: The DataType table: wire tag (vyre-spec), byte size (min_bytes), numpy dtype, GLSL, zero.
+#: The DataType table: wire tag (vyre-spec), byte size (min_bytes), numpy dtype, zero.
 DTYPES: dict[DataType, DTypeInfo] = {
-    DT.U32: _info(DT.U32, 0x01, 4, np.uint32, "uint", "uint", 0, True),
-    DT.I32: _info(DT.I32, 0x02, 4, np.int32, "int", "int", 0, True),
-    DT.F32: _info(DT.F32, 0x0B, 4, np.float32, "float", "float", 0.0, True),
+    DT.U32: _info(DT.U32, 0x01, 4, np.uint32, 0, True),
+    DT.I32: _info(DT.I32, 0x02, 4, np.int32, 0, True),
+    DT.F32: _info(DT.F32, 0x0B, 4, np.float32, 0.0, True),
     # Bool: one 32-bit word per element in storage (0 = false, non-zero = true).
-    DT.Bool: _info(DT.Bool, 0x06, 4, np.uint32, "bool", "uint", False, True),
-    DT.U8: _info(DT.U8, 0x0E, 1, np.uint8, None, None, 0, False),
-    DT.U16: _info(DT.U16, 0x0F, 2, np.uint16, None, None, 0, False),
-    DT.I8: _info(DT.I8, 0x10, 1, np.int8, None, None, 0, False),
-    DT.I16: _info(DT.I16, 0x11, 2, np.int16, None, None, 0, False),
-    DT.I64: _info(DT.I64, 0x12, 8, np.int64, None, None, 0, False),
-    DT.U64: _info(DT.U64, 0x03, 8, np.uint64, None, None, 0, False),
-    DT.Vec2U32: _info(DT.Vec2U32, 0x04, 8, None, None, None, 0, False),
-    DT.Vec4U32: _info(DT.Vec4U32, 0x05, 16, None, None, None, 0, False),
-    DT.Bytes: _info(DT.Bytes, 0x07, 1, np.uint8, None, None, 0, False),
-    DT.F16: _info(DT.F16, 0x09, 2, np.float16, None, None, 0.0, False),
-    DT.BF16: _info(DT.BF16, 0x0A, 2, None, None, None, 0.0, False),
-    DT.F64: _info(DT.F64, 0x0C, 8, np.float64, None, None, 0.0, False),
-    DT.Tensor: _info(DT.Tensor, 0x0D, 0, None, None, None, 0, False),
+    DT.Bool: _info(DT.Bool, 0x06, 4, np.uint32, False, True),
+    DT.U8: _info(DT.U8, 0x0E, 1, np.uint8, 0, False),
+    DT.U16: _info(DT.U16, 0x0F, 2, np.uint16, 0, False),
+    DT.I8: _info(DT.I8, 0x10, 1, np.int8, 0, False),
+    DT.I16: _info(DT.I16, 0x11, 2, np.int16, 0, False),
+    DT.I64: _info(DT.I64, 0x12, 8, np.int64, 0, False),
+    DT.U64: _info(DT.U64, 0x03, 8, np.uint64, 0, False),
+    DT.Vec2U32: _info(DT.Vec2U32, 0x04, 8, None, 0, False),
+    DT.Vec4U32: _info(DT.Vec4U32, 0x05, 16, None, 0, False),
+    DT.Bytes: _info(DT.Bytes, 0x07, 1, np.uint8, 0, False),
+    DT.F16: _info(DT.F16, 0x09, 2, np.float16, 0.0, False),
+    DT.BF16: _info(DT.BF16, 0x0A, 2, None, 0.0, False),
+    DT.F64: _info(DT.F64, 0x0C, 8, np.float64, 0.0, False),
+    DT.Tensor: _info(DT.Tensor, 0x0D, 0, None, 0, False),
 }
 del DT
 

@@ -317,7 +317,8 @@ def rewrite_nodes(nodes: Iterable[N.Node], stmt: Optional[StmtFn] = None,
 
 
 # ----------------------------------------------------------------------------- types
-_U32_LEAVES = (E.BufLen, E.InvocationId, E.WorkgroupId, E.LocalId, E.Atomic, E.SubgroupLocalId, E.SubgroupSize)
+_U32_LEAVES = (E.BufLen, E.InvocationId, E.WorkgroupId, E.LocalId, E.Atomic, E.SubgroupLocalId, E.SubgroupSize,
+               E.SubgroupBallot)
 _LIT_TYPES = {E.LitU32: DataType.U32, E.LitI32: DataType.I32, E.LitF32: DataType.F32, E.LitBool: DataType.Bool}
 
 
@@ -344,6 +345,8 @@ def expr_type(e: E.Expr, env: dict, bufs: dict) -> Optional[DataType]:
             e = e.operand
         elif isinstance(e, E.Select):
             e = e.true_val
+        elif isinstance(e, (E.SubgroupShuffle, E.SubgroupReduce)):
+            e = e.value  # a lane's value of the same type
         else:
             break
     t: Optional[DataType] = _LIT_TYPES.get(type(e))

@@ -15,6 +15,7 @@ Example::
 from __future__ import annotations
 
 from ..ir import Expr, Node, wrap_child
+from vyre_vk.ops.registry import OpParamError
 
 F32_MIN_POSITIVE = 1.1754943508222875e-38  # f32::MIN_POSITIVE
 F32_MIN = -3.4028234663852886e38          # f32::MIN (most negative finite)
@@ -43,7 +44,7 @@ def _lane_guard(scope: str, lane_expr: Expr) -> Expr:
         return lane_expr
     if scope == FIRST_WORKGROUP:
         return Expr.and_(Expr.eq(Expr.workgroup_x(), Expr.u32(0)), lane_expr)
-    raise ValueError(f"unknown reduction scope {scope!r}. Fix: use EVERY_WORKGROUP or FIRST_WORKGROUP.")
+    raise OpParamError(f"unknown reduction scope {scope!r}. Fix: use EVERY_WORKGROUP or FIRST_WORKGROUP.")
 
 
 def _next_pow2(v: int) -> int:

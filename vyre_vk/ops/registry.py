@@ -37,6 +37,10 @@ class UnknownOp(VyreError, KeyError):
         return self.message
 
 
+class OpRegistrationError(VyreError, ValueError):
+    """An op registered twice, or with a builder whose signature the registry cannot read (a bug in an op module)."""
+
+
 class OpParamError(VyreError, ValueError):
     """A builder parameter override the op does not take, or a value its builder rejects."""
 
@@ -101,7 +105,7 @@ def builder_params(builder: Callable[..., Program]) -> dict[str, Any]:
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
         if p.default is p.empty:
-            raise TypeError(f"builder {builder.__qualname__} has no default for `{name}`. Fix: give every "
+            raise OpRegistrationError(f"builder {builder.__qualname__} has no default for `{name}`. Fix: give every "
                             "builder parameter a default, the size the op is registered at.")
         params[name] = p.default
     return params
@@ -139,9 +143,9 @@ def register(entry: OpEntry) -> OpEntry:
     """Add `entry`; registering a second entry under the same id is an error, and so is one whose
     `params` are not its builder's defaults (build() and build_with() would build different sizes)."""
     if entry.id in _REGISTRY and _REGISTRY[entry.id] is not entry:
-        raise ValueError(f"op `{entry.id}` is already registered. Fix: give the op a unique id.")
+        raise OpRegistrationError(f"op `{entry.id}` is already registered. Fix: give the op a unique id.")
     if entry.builder is not None and dict(entry.params) != builder_params(entry.builder):
-        raise ValueError(f"op `{entry.id}` registers params {format_params(entry.params)} but its builder's "
+        raise OpRegistrationError(f"op `{entry.id}` registers params {format_params(entry.params)} but its builder's "
                          f"defaults are {format_params(builder_params(entry.builder))}. Fix: register it with "
                          "register_op(), which reads the params from the builder's signature.")
     _REGISTRY[entry.id] = entry

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Iterable, Optional
 
 import numpy as np
+from vyre_vk.ops.registry import OpParamError
 
 _F32, _U32, _I32 = np.dtype("<f4"), np.dtype("<u4"), np.dtype("<i4")
 
@@ -25,14 +26,14 @@ def pack_u32_slice(values: Iterable[int]) -> bytes:
     """4 bytes LE per u32 word (values must fit in u32)."""
     arr = np.asarray(list(values) if not isinstance(values, np.ndarray) else values)
     if arr.size and (arr.min() < 0 or arr.max() > 0xFFFFFFFF):
-        raise ValueError("pack_u32_slice: value out of u32 range. Fix: mask values with & 0xFFFFFFFF.")
+        raise OpParamError("pack_u32_slice: value out of u32 range. Fix: mask values with & 0xFFFFFFFF.")
     return arr.astype(_U32).tobytes()
 
 
 def pack_i32_slice(values: Iterable[int]) -> bytes:
     arr = np.asarray(list(values) if not isinstance(values, np.ndarray) else values)
     if arr.size and (arr.min() < -2**31 or arr.max() > 2**31 - 1):
-        raise ValueError("pack_i32_slice: value out of i32 range. Fix: use values in [-2^31, 2^31).")
+        raise OpParamError("pack_i32_slice: value out of i32 range. Fix: use values in [-2^31, 2^31).")
     return arr.astype(_I32).tobytes()
 
 
@@ -46,7 +47,7 @@ def _unpack(data: bytes, dt: np.dtype, count: Optional[int], name: str) -> np.nd
     if count is None:
         return np.frombuffer(raw[: len(raw) // 4 * 4], dt)  # a trailing partial word is dropped
     if len(raw) < 4 * count:
-        raise ValueError(f"{name}: need {4 * count} bytes for {count} words, got {len(raw)}. "
+        raise OpParamError(f"{name}: need {4 * count} bytes for {count} words, got {len(raw)}. "
                          "Fix: pass the whole buffer.")
     return np.frombuffer(raw[: 4 * count], dt)
 

@@ -24,7 +24,7 @@ from ..ir import node as N
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess
 from ..ir.walk import node_all_exprs, rewrite_nodes, walk_expr, walk_nodes
-from ..reference.eval import _has_workgroup_or_atomic
+from ..ir.grid import has_workgroup_or_atomic as _has_workgroup_or_atomic
 from .analysis import INVOCATION_EXPRS, Facts, NameSource, all_names, assigned_vars, read_vars, replace_entry
 from .protocol import PassBase, PassContext, Rewrite
 

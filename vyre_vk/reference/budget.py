@@ -44,6 +44,8 @@ from typing import Optional, Sequence
 from ..ir import expr as E
 from ..ir import node as N
 from ..ir.optable import BINOPS
+from ..ir.paths import labelled_bodies
+from ..ir.walk import node_bodies, node_exprs, walk_expr
 from .errors import StepBudgetConfigError, StepBudgetExceeded
 
 ENV_VAR = "VYRE_VK_REF_MAX_STEPS"
@@ -94,14 +96,14 @@ def body_profile(loop: N.Loop) -> tuple[int, bool]:
         n, charged = stack.pop()
         if isinstance(n, (N.Return, N.Trap)):
             runs_to_end = False
-        for e in N.node_exprs(n):
-            for x in E.walk(e):
+        for e in node_exprs(n):
+            for x in walk_expr(e):
                 weight += charged
                 if isinstance(x, E.Call) or (isinstance(x, E.BinOpExpr) and BINOPS[x.op].error is not None):
                     runs_to_end = False
         weight += charged
         inner = charged and not isinstance(n, N.Loop)  # a nested loop charges its own iterations
-        for _, body in N.node_bodies(n):
+        for body in node_bodies(n):
             stack.extend((s, inner) for s in body)
     return max(1, weight), runs_to_end
 
@@ -123,7 +125,7 @@ def loop_path(entry: Sequence[N.Node], chain: Sequence[N.Loop]) -> str:
                 if depth == last:
                     return here
                 inner = depth + 1
-            for label, body in N.node_bodies(n):
+            for label, body in labelled_bodies(n):
                 found = find(body, f"{here}.{label}", inner)
                 if found:
                     return found

@@ -14,10 +14,7 @@ float32 with canonical NaN and flush-to-zero after every operation, wrapping u32
 u32 x/0 = 0xFFFFFFFF, shifts masked with 31, saturating float->int casts, loads out of
 bounds return 0 and stores out of bounds are dropped.
 
-Subgroup collectives (IR-SPEC 2.6) use vyre's simulated width 32: subgroup k of a workgroup is
-the lanes with linear local index in [32k, min(32k + 32, lanes)); the operand is evaluated in
-every lane and combined per subgroup (ballot bits, shuffle reads 0 outside the subgroup, u32
-reductions wrap, f32 reductions fold in lane order from the identity, canonical after each step).
+Subgroup collectives (IR-SPEC 2.6) use vyre's simulated width 32 (reference/subgroup.py).
 SubgroupLocalId is local index % 32 and SubgroupSize is 32 (vyre's reference leaves both
 unimplemented).
 
@@ -25,11 +22,11 @@ Divergence from vyre's interpreter (documented decision): vyre runs workgroups o
 another, so in a *racy* program a later workgroup may see an earlier one's stores; here
 all workgroups advance together. Race-free programs (the only ones a GPU defines) agree.
 
-Loops whose body only accumulates (`acc = acc + term` with terms independent of the
-accumulators, plus `let`s) are evaluated for all iterations at once and summed in
-iteration order (np.add.accumulate is strictly sequential), which is bit-identical to the
-step-by-step loop; if a partial sum is subnormal (where per-step flush-to-zero would
-differ) the loop falls back to stepping.
+Loops whose body only accumulates (`acc = acc + term`, plus `let`s) run all iterations at once,
+bit-identically (reference/fastloop.py).
+
+Inputs are bound under the runtime's rules (vyre_vk.ir.binding: a float64 array for an F32 buffer
+is an InputError) and the grid is vyre's (vyre_vk.ir.grid).
 
 Loops are charged against a step budget (vyre_vk.reference.budget): a loop bound read from a
 buffer holding 0xFFFFFFFF raises StepBudgetExceeded in seconds instead of running for hours.
@@ -42,13 +39,16 @@ import numpy as np
 
 from ..ir import expr as E
 from ..ir import node as N
-from ..ir.optable import ATOMICS, BINOPS, CASTS, FLT_MIN, UNOPS, BinOp, canon
+from ..ir.optable import ATOMICS, BINOPS, CASTS, UNOPS, canon
 from ..ir.program import Program
 from ..ir.types import DataType
 from ..ir.validate import validate as _validate
 from . import budget as _budget
 from .binding import Inputs, _bind_inputs, _has_workgroup_or_atomic, dispatch_grid  # noqa: F401 (re-exported)
 from .errors import EvalError, StepBudgetExceeded, TrapError  # noqa: F401 (re-exported)
+from .fastloop import fast_plan, run_fast_loop
+from .numeric import fma_f32, to_storage  # noqa: F401 (fma_f32 re-exported: opt/fold.py)
+from .subgroup import SubgroupOps
 
 U32, I32, F32, BOOL = DataType.U32, DataType.I32, DataType.F32, DataType.Bool
 _KIND = {np.dtype(np.uint32): U32, np.dtype(np.int32): I32, np.dtype(np.float32): F32, np.dtype(np.bool_): BOOL}
@@ -57,7 +57,9 @@ FAST_LOOP_MAX_ELEMENTS = 1 << 22
 
 
 # ----------------------------------------------------------------------------- evaluator
-class _Machine:
+class _Machine(SubgroupOps):
+    """All lanes of one dispatch, run in lock-step over NumPy arrays (see the module docstring)."""
+
     def __init__(self, program: Program, mem: dict[str, np.ndarray], grid: tuple[int, int, int],
                  max_steps: int = _budget.UNLIMITED):
         self.p = program
@@ -207,45 +209,6 @@ class _Machine:
             arr[i] = info.numpy(o, val[lane], exp[lane] if exp is not None else 0)
         return old
 
-    # ---- subgroups: every lane's operand is combined over its 32-lane group (IR-SPEC 2.6)
-    def _sg_pad(self, v: np.ndarray, fill) -> np.ndarray:
-        """Lane values as (workgroups, groups, 32); slots past the workgroup's lanes hold `fill`."""
-        v = np.broadcast_to(np.asarray(v), (self.n,))
-        pad = np.full(self.n_wg * self.sg_groups * E.SUBGROUP_WIDTH, fill, v.dtype)
-        pad[self.sg_slot] = v
-        return pad.reshape(self.n_wg, self.sg_groups, E.SUBGROUP_WIDTH)
-
-    def _sg_per_lane(self, per_group: np.ndarray) -> np.ndarray:
-        return per_group.reshape(-1)[self.sg_slot // E.SUBGROUP_WIDTH]
-
-    def _sg_ballot(self, e: E.SubgroupBallot, m) -> np.ndarray:
-        bits = self._sg_pad(np.asarray(self.ev(e.cond, m)) != 0, False).astype(np.uint32)
-        bits <<= np.arange(E.SUBGROUP_WIDTH, dtype=np.uint32)
-        return self._sg_per_lane(np.bitwise_or.reduce(bits, axis=2))
-
-    def _sg_shuffle(self, e: E.SubgroupShuffle, m) -> np.ndarray:
-        vals = np.asarray(self.ev(e.value, m))
-        lane = np.broadcast_to(np.asarray(self.ev(e.lane, m)), (self.n,)).astype(np.int64)
-        flat = self._sg_pad(vals, 0).reshape(-1)
-        ok = lane < self.sg_len  # a lane outside the subgroup (or past a partial one's end) reads 0
-        src = self.sg_slot - self.sg_local % E.SUBGROUP_WIDTH + np.where(ok, lane, 0)
-        return np.where(ok, flat[src], flat.dtype.type(0))
-
-    def _sg_reduce(self, e: E.SubgroupReduce, m) -> np.ndarray:
-        v = np.asarray(self.ev(e.value, m))
-        if v.dtype == np.float32:  # fold in lane order from the identity, canonical after each step
-            info = BINOPS[_SG_F32_COMBINE[e.op]]
-            ident = {"Add": 0.0, "Mul": 1.0, "Min": np.inf, "Max": -np.inf}[e.op]
-            pad = self._sg_pad(v, np.float32(ident))
-            acc = np.full(pad.shape[:2], ident, np.float32)
-            for j in range(E.SUBGROUP_WIDTH):
-                nxt = canon(np.asarray(info.numpy(acc, pad[:, :, j], F32), np.float32))
-                acc = np.where(self.sg_valid[:, j], nxt, acc)
-            return self._sg_per_lane(acc)
-        ufunc, ident = _SG_U32_REDUCE[e.op]
-        pad = self._sg_pad(v.astype(np.uint32), np.uint32(ident))  # the identity fills missing lanes
-        return self._sg_per_lane(ufunc.reduce(pad, axis=2, dtype=np.uint32))  # uint32: Add/Mul wrap
-
     # ---- statements
     def run_list(self, nodes: tuple, m: np.ndarray, full: bool, preset: Optional[dict] = None) -> None:
         names: list[str] = []
@@ -315,7 +278,7 @@ class _Machine:
         if lanes.size == 0:
             return
         keys = idx[lanes].astype(np.int64)
-        vals = _to_storage(d.element, np.broadcast_to(val, (self.n,))[lanes])
+        vals = to_storage(d.element, np.broadcast_to(val, (self.n,))[lanes])
         if d.is_workgroup:
             keys = self.wg_lin[lanes] * cnt + keys
             arr = arr.reshape(-1)
@@ -393,120 +356,15 @@ class _Machine:
         key = id(n)
         if key in self.fast_plans:
             return self.fast_plans[key]
-        plan = _fast_plan(n)
+        plan = fast_plan(n)
         self.fast_plans[key] = plan
         return plan
 
     def _fast_loop(self, n: N.Loop, a: int, b: int, m: np.ndarray, full: bool) -> bool:
         plan = self._plan(n)
-        if plan is None or (b - a) * self.n > FAST_LOOP_MAX_ELEMENTS:
+        if plan is None or (b - a) * self.n > FAST_LOOP_MAX_ELEMENTS:  # read here: tests patch it
             return False
-        steps = b - a
-        temps: list[str] = [n.var]
-        self.env[n.var] = np.arange(a, b, dtype=np.uint32).reshape(steps, 1)
-        results: dict[str, np.ndarray] = {}
-        try:
-            for kind, name, e in plan:
-                if kind == "let":
-                    self.env[name] = np.asarray(self.ev(e, m))
-                    temps.append(name)
-                    continue
-                term = np.asarray(self.ev(e, m))
-                acc0 = np.asarray(self.env[name])
-                if term.dtype != acc0.dtype:
-                    return False
-                if term.ndim != 2:  # loop-invariant term: the same value every iteration
-                    term = term[None]
-                rest = np.broadcast_shapes(term.shape[1:], acc0.shape)
-                term = np.broadcast_to(term, (steps,) + rest)
-                if acc0.dtype == np.float32:
-                    seq = np.empty((steps + 1,) + rest, np.float32)
-                    seq[0] = acc0
-                    seq[1:] = term
-                    np.add.accumulate(seq, axis=0, out=seq)  # strictly sequential, float32
-                    part = seq[1:]
-                    if np.any((np.abs(part) < FLT_MIN) & (part != 0)):
-                        return False  # a subnormal partial sum: per-step flush-to-zero would differ
-                    res = canon(seq[-1])
-                else:
-                    res = (acc0 + term.sum(axis=0, dtype=acc0.dtype)).astype(acc0.dtype)  # wrapping
-                results[name] = res
-        finally:
-            for t in temps:
-                self.env.pop(t, None)
-        for name, res in results.items():
-            self.env[name] = res if full else np.where(m, res, self.env[name])
-        return True
-
-
-_SG_F32_COMBINE = {"Add": BinOp.Add, "Mul": BinOp.Mul, "Min": BinOp.Min, "Max": BinOp.Max}
-_SG_U32_REDUCE = {"Add": (np.add, 0), "Mul": (np.multiply, 1), "Min": (np.minimum, 0xFFFFFFFF),
-                  "Max": (np.maximum, 0), "And": (np.bitwise_and, 0xFFFFFFFF), "Or": (np.bitwise_or, 0),
-                  "Xor": (np.bitwise_xor, 0)}
-
-
-def _fast_plan(n: N.Loop):
-    """Accept loops whose body is `let`s and `acc = acc + term` with terms independent of
-    every accumulator; return [(kind, name, expr)] or None."""
-    accs = [s.name for s in n.body if isinstance(s, N.Assign)]
-    if not accs or len(set(accs)) != len(accs):
-        return None
-    acc_set = set(accs)
-    plan = []
-    for s in n.body:
-        if isinstance(s, N.Let):
-            e = s.value
-            kind = "let"
-        elif isinstance(s, N.Assign):
-            v = s.value
-            if not (isinstance(v, E.BinOpExpr) and v.op is BinOp.Add):
-                return None
-            if v.left == E.Var(s.name):
-                e = v.right
-            elif v.right == E.Var(s.name):
-                e = v.left
-            else:
-                return None
-            kind = "acc"
-        else:
-            return None
-        for x in E.walk(e):
-            if isinstance(x, (E.Atomic, E.Call) + E.SUBGROUP_COLLECTIVES) or (isinstance(x, E.Var) and x.name in acc_set):
-                return None
-        plan.append((kind, s.name, e))
-    return plan
-
-
-def _to_storage(elem: DataType, v: np.ndarray) -> np.ndarray:
-    if elem is F32:
-        return canon(v)
-    if v.dtype == np.bool_:
-        return v.astype(np.uint32).astype(elem.numpy)
-    if elem is I32 and v.dtype == np.uint32:
-        return v.view(np.int32)
-    if elem in (U32, BOOL) and v.dtype == np.int32:
-        return v.view(np.uint32)
-    return v.astype(elem.numpy)
-
-
-def fma_f32(a, b, c) -> np.ndarray:
-    """Fused a*b+c rounded once to float32 (inputs hold f32 values, given as float64).
-
-    a*b is exact in float64; the sum is rounded to odd in float64 (TwoSum error term), and
-    round-to-odd at 53 bits followed by one rounding to 24 bits equals a single rounding.
-    """
-    a, b, c = (np.asarray(x, np.float64) for x in (a, b, c))
-    with np.errstate(all="ignore"):
-        p = a * b
-        s = p + c
-        bp = s - c
-        err = (p - bp) + (c - (s - bp))
-        fin = np.isfinite(s) & np.isfinite(err)
-        even = (np.asarray(s).view(np.int64) & 1) == 0
-        adjust = fin & (err != 0) & even
-        if np.any(adjust):
-            s = np.where(adjust, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
-        return canon(np.asarray(s).astype(np.float32))
+        return run_fast_loop(self, n.var, plan, a, b, m, full)
 
 
 # ----------------------------------------------------------------------------- public entry
@@ -516,7 +374,8 @@ def run(program: Program, inputs: Inputs, grid: Optional[Sequence[int]] = None,
 
     `inputs` maps buffer name -> array or little-endian bytes for every input buffer, or is
     a list in declaration order (logical inputs only, or vyre's legacy form with a
-    placeholder per output). `grid` overrides the inferred workgroup grid. `max_steps` bounds
+    placeholder per output), checked under the runtime's rules (vyre_vk.ir.binding; an
+    InputError for a float64 array bound to an f32 buffer, an int64 one to a u32 buffer, ...). `grid` overrides the inferred workgroup grid. `max_steps` bounds
     the loop work (vyre_vk.reference.budget): None reads $VYRE_VK_REF_MAX_STEPS, else
     DEFAULT_MAX_STEPS; 0 is unlimited. Past it a loop raises StepBudgetExceeded.
 

@@ -34,6 +34,8 @@ import numpy as np
 from vyre_vk.ir import Program, validate
 from vyre_vk.ir import expr as E
 from vyre_vk.ir import node as N
+from vyre_vk.ir.paths import labelled_bodies
+from vyre_vk.ir.walk import node_exprs, walk_expr, walk_nodes
 from vyre_vk.testing.parity import compare
 
 
@@ -110,7 +112,7 @@ def _list_variants(nodes: tuple) -> Iterator[tuple]:
     for i in range(len(nodes)):
         yield nodes[:i] + nodes[i + 1:]
     for i, n in enumerate(nodes):
-        for label, body in N.node_bodies(n):
+        for label, body in labelled_bodies(n):
             if not isinstance(n, N.Region):
                 yield nodes[:i] + tuple(body) + nodes[i + 1:]
             for smaller in _list_variants(tuple(body)):
@@ -155,11 +157,8 @@ def _valid(p: Program) -> bool:
         return False
 
 
-def _walk_nodes(nodes) -> Iterator[N.Node]:
-    for n in nodes:
-        yield n
-        for _, body in N.node_bodies(n):
-            yield from _walk_nodes(body)
+#: Every statement, nested ones included, pre-order (the tree walker's; tests use this name).
+_walk_nodes = walk_nodes
 
 
 def access_pattern(program: Program) -> tuple[dict, int]:
@@ -169,14 +168,14 @@ def access_pattern(program: Program) -> tuple[dict, int]:
     guarded = {b.name for b in program.buffers if b.is_workgroup}
     barriers = 0
     exprs = []
-    for n in _walk_nodes(program.entry):
+    for n in walk_nodes(program.entry):
         if isinstance(n, N.Store):
             guarded.add(n.buffer)
             accesses.setdefault(n.buffer, set()).add(n.index)
         barriers += isinstance(n, N.Barrier)
-        exprs.extend(N.node_exprs(n))
+        exprs.extend(node_exprs(n))
     for e in exprs:
-        for x in E.walk(e):
+        for x in walk_expr(e):
             if isinstance(x, E.Atomic):
                 guarded.add(x.buffer)
             if isinstance(x, (E.Load, E.Atomic)):

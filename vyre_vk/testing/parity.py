@@ -17,22 +17,16 @@ from typing import Iterator, Mapping, Optional, Sequence
 import numpy as np
 
 from vyre_vk.ir import DataType, Program
-from vyre_vk.ir.expr import UnOpExpr, walk
-from vyre_vk.ir.node import node_bodies, node_exprs
+from vyre_vk.ir.expr import UnOpExpr
 from vyre_vk.ir.optable import ELEMENTARY_F32_ULP, TRANSCENDENTAL_UNOPS
+from vyre_vk.ir.walk import node_all_exprs
 
 TRANSCENDENTAL_F32_ULP = 128
 
 
 def program_exprs(program: Program) -> Iterator:
     """Every expression of every statement, nested ones included."""
-    stack = list(program.entry)
-    while stack:
-        node = stack.pop()
-        for e in node_exprs(node):
-            yield from walk(e)
-        for _, body in node_bodies(node):
-            stack.extend(body)
+    return node_all_exprs(program.entry)
 
 
 def ulp_budget(program: Program) -> int:

@@ -13,8 +13,13 @@ from typing import Optional
 
 import numpy as np
 
+from vyre_vk.errors import VyreError
 from vyre_vk.ops import OpEntry
 from vyre_vk.testing.parity import ParityReport, compare
+
+
+class VectorError(VyreError, ValueError):
+    """An op's registered test vectors are missing or do not fit its program (a registration bug)."""
 
 
 @dataclass(frozen=True)
@@ -33,7 +38,7 @@ class CaseResult:
 def expected_arrays(entry: OpEntry, program, case_bytes: list[bytes]) -> dict[str, np.ndarray]:
     results = [b for b in program.buffers if b.is_result]
     if len(case_bytes) != len(results):
-        raise ValueError(f"op `{entry.id}` registers {len(case_bytes)} expected buffers for "
+        raise VectorError(f"op `{entry.id}` registers {len(case_bytes)} expected buffers for "
                          f"{len(results)} result buffers. Fix: the registration's expected_output.")
     return {b.name: np.frombuffer(raw, dtype=np.dtype(b.element.numpy).newbyteorder("<"))
             .astype(b.element.numpy) for b, raw in zip(results, case_bytes)}
@@ -44,12 +49,13 @@ def check_op(entry: OpEntry, device=None) -> list[CaseResult]:
     from vyre_vk import reference
 
     if entry.test_inputs is None or entry.expected_output is None:
-        raise ValueError(f"op `{entry.id}` is registered without test vectors. "
+        raise VectorError(f"op `{entry.id}` is registered without test vectors. "
                          "Fix: give it test_inputs and expected_output.")
     program = entry.build()
     cases, expected = entry.test_inputs(), entry.expected_output()
     if len(cases) != len(expected):
-        raise ValueError(f"op `{entry.id}`: {len(cases)} input cases but {len(expected)} expected outputs.")
+        raise VectorError(f"op `{entry.id}`: {len(cases)} input cases but {len(expected)} expected outputs. "
+                          "Fix: register one expected output per input case.")
     kernel = device.compile(program) if device is not None else None
     out = []
     for i, (inputs, exp_bytes) in enumerate(zip(cases, expected)):

@@ -30,6 +30,7 @@ from ...ir import BinOp, DataType, Expr, Node, Program, wrap_anonymous
 from ..builder import elementwise_program, out_decl, ro_decl
 from ..registry import register_op
 from ..wire import pack_u32_slice
+from vyre_vk.ops.registry import OpParamError
 
 JOIN_OP_ID = "vyre-libs::math::algebra::join"
 MEET_OP_ID = "vyre-libs::math::algebra::meet"
@@ -47,7 +48,7 @@ def _check_unique(op_id: str, *names: str) -> None:
     seen = set()
     for name in names:
         if name in seen:
-            raise ValueError(f"{op_id}: buffer name `{name}` is used twice (NameCollision). "
+            raise OpParamError(f"{op_id}: buffer name `{name}` is used twice (NameCollision). "
                              "Fix: give every input and output buffer its own name.")
         seen.add(name)
 
@@ -106,7 +107,7 @@ def bool_semiring_matmul(a: str, b: str, out: str, rows: int, inner: int, cols: 
     _check_unique(BOOL_MATMUL_OP_ID, a, b, out)
     a_count, b_count, out_count = rows * inner, inner * cols, rows * cols
     if max(a_count, b_count, out_count) > 0xFFFFFFFF:
-        raise ValueError(f"{BOOL_MATMUL_OP_ID}: element count overflows u32 for [{rows}, {inner}, {cols}]. "
+        raise OpParamError(f"{BOOL_MATMUL_OP_ID}: element count overflows u32 for [{rows}, {inner}, {cols}]. "
                          "Fix: shard the matrices.")
     u32 = DataType.U32
     buffers = [ro_decl(a, 0, max(a_count, 1), u32), ro_decl(b, 1, max(b_count, 1), u32),

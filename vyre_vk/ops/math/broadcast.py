@@ -13,6 +13,7 @@ from ...ir import DataType, Expr, Node, Program
 from ..builder import elementwise_program, out_decl, ro_decl
 from ..registry import register_op
 from ..wire import pack_u32_slice
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::math::broadcast"
 # u32 result: byte-exact (no f32 window).
@@ -21,7 +22,7 @@ ULP = None
 
 def broadcast(src: str, dst: str, n: int) -> Program:
     if n == 0:
-        raise ValueError("Fix: broadcast requires n > 0.")
+        raise OpParamError("Fix: broadcast requires n > 0.")
     buffers = [ro_decl(src, 0, 1, DataType.U32), out_decl(dst, 1, n, DataType.U32).with_output_byte_range(0, 4 * n)]
     return elementwise_program(OP_ID, buffers, n, [Node.store(dst, Expr.var("idx"), Expr.load(src, Expr.u32(0)))],
                                index="idx")

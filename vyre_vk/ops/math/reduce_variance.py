@@ -20,6 +20,7 @@ from ...ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
 from ..builder import out_decl, ro_decl
 from ..registry import register_op
 from ..wire import pack_f32_slice
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::math::reduce_variance"
 REDUCE_VARIANCE_TILE = 256
@@ -35,7 +36,7 @@ def _next_pow2(v: int) -> int:
 
 def reduce_variance(input: str, output: str, n: int, bessel: bool = False) -> Program:
     if n == 0:
-        raise ValueError(EMPTY_REDUCTION_FIX)
+        raise OpParamError(EMPTY_REDUCTION_FIX)
     tile = REDUCE_VARIANCE_TILE
     chunks = -(-n // tile)
     v, u32, f32 = Expr.var, Expr.u32, Expr.f32

@@ -32,6 +32,7 @@ from ...ir import DataType, Expr, Node, Program, wrap_anonymous, wrap_child
 from ..builder import out_decl, ro_decl
 from ..registry import register_op
 from ..wire import pack_u32_slice
+from vyre_vk.ops.registry import OpParamError
 
 RANK_SUPERBLOCKS_OP_ID = "vyre-libs::math::succinct::rank1_superblocks"
 RANK_QUERY_OP_ID = "vyre-libs::math::succinct::rank1_query"
@@ -46,11 +47,11 @@ ULP = None
 def superblock_count(word_count: int, block_words: int) -> int:
     """``ceil(word_count / block_words) + 1`` entries: one per superblock plus the total sentinel."""
     if block_words == 0:
-        raise ValueError("rank superblock size block_words == 0 (ZeroBlockWords). "
+        raise OpParamError("rank superblock size block_words == 0 (ZeroBlockWords). "
                          "Fix: rank superblock size must be at least one u32 word.")
     count = word_count // block_words + (word_count % block_words != 0) + 1
     if count > 0xFFFFFFFF:
-        raise ValueError(f"rank superblock count {count} overflows u32 (SuperblockCountOverflow). "
+        raise OpParamError(f"rank superblock count {count} overflows u32 (SuperblockCountOverflow). "
                          "Fix: shard the bitvector.")
     return count
 

@@ -18,6 +18,7 @@ from ...builder import elementwise_program, out_decl, ro_decl
 from ...registry import register_op
 from ...wire import pack_f32_slice
 from .taps import pixel_coords, taps
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::math::conv::conv2d_3x3_direct"
 # 4 ULP: elementary f32 ops only (vyre's program budget; a backend may contract a*b+c).
@@ -26,7 +27,7 @@ ULP = 4
 
 def conv2d_3x3_direct(input: str, kernel: str, output: str, h: int, w: int) -> Program:
     if h == 0 or w == 0:
-        raise ValueError("Fix: conv2d_3x3_direct requires non-zero height and width.")
+        raise OpParamError("Fix: conv2d_3x3_direct requires non-zero height and width.")
     elements = h * w
     acc = Expr.var("acc")
     tap_nodes = [Node.assign("acc", Expr.add(acc, Expr.select(

@@ -25,6 +25,7 @@ from ...builder import out_decl, ro_decl
 from ...registry import register_op
 from ...wire import pack_f32_slice
 from .fft_radix2 import OP_ID as FFT_OP_ID, fft_radix2_body, validate_complex_len
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::math::fft::fft_convolve_circular_complex"
 MULTIPLY_OP_ID = "vyre-libs::math::fft::pointwise_complex_multiply_conjugate"
@@ -78,9 +79,9 @@ def fft_convolve_circular_complex(signal: str, kernel: str, signal_freq: str, ke
     names = [signal, kernel, signal_freq, kernel_freq, product_freq, output]
     for idx, name in enumerate(names):
         if not name:
-            raise ValueError(f"Fix: buffer name at position {idx} must not be empty.")
+            raise OpParamError(f"Fix: buffer name at position {idx} must not be empty.")
         if name in names[:idx]:
-            raise ValueError(f"Fix: fft_convolve_circular_complex requires distinct buffer names; `{name}` is reused.")
+            raise OpParamError(f"Fix: fft_convolve_circular_complex requires distinct buffer names; `{name}` is reused.")
     elements = validate_complex_len(n, "fft_convolve_circular_complex")
     entry = [
         _fft_region(signal, signal_freq, n),

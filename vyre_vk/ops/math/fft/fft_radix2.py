@@ -22,6 +22,7 @@ from ....ir import Expr, Node, Program, wrap_anonymous
 from ...builder import out_decl, ro_decl
 from ...registry import register_op
 from ...wire import pack_f32_slice
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::math::fft::fft_radix2"
 # 4 ULP: elementary f32 ops only (vyre's program budget; the twiddles are host constants).
@@ -31,9 +32,9 @@ F = np.float32
 
 def validate_complex_len(n: int, op: str) -> int:
     if n < 2:
-        raise ValueError(f"Fix: {op} requires n >= 2; got n={n}.")
+        raise OpParamError(f"Fix: {op} requires n >= 2; got n={n}.")
     if n & (n - 1):
-        raise ValueError(f"Fix: {op} requires n a power of two; got n={n}.")
+        raise OpParamError(f"Fix: {op} requires n a power of two; got n={n}.")
     return 2 * n
 
 

@@ -18,6 +18,7 @@ from ...builder import out_decl, ro_decl, strided_accumulate_child
 from ...primitives import FIRST_WORKGROUP, sum_u32_child
 from ...registry import register_op
 from ...wire import pack_u32_slice
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::math::dot"
 DOT_TILE = 256
@@ -27,7 +28,7 @@ ULP = None
 
 def dot(lhs: str, rhs: str, out: str, n: int) -> Program:
     if n == 0:
-        raise ValueError(f"Fix: {OP_ID} build failed: n == 0 (empty reductions are rejected); pass n >= 1.")
+        raise OpParamError(f"Fix: {OP_ID} build failed: n == 0 (empty reductions are rejected); pass n >= 1.")
     tile = DOT_TILE
     chunks = -(-n // tile)
     local = Expr.var("local")

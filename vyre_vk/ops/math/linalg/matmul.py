@@ -19,6 +19,7 @@ from ....ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
 from ...builder import out_decl, ro_decl
 from ...registry import register_op
 from ...wire import pack_u32_slice
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::math::matmul"
 OP_ID_BIAS = "vyre-libs::math::matmul_bias"
@@ -29,7 +30,7 @@ ULP = None
 
 def _check(op_id: str, m: int, k: int, n: int) -> None:
     if m == 0 or k == 0 or n == 0:
-        raise ValueError(f"Fix: {op_id}: ShapeMismatch a/b/out found [{m}, {k}, {n}], expected every dim >= 1.")
+        raise OpParamError(f"Fix: {op_id}: ShapeMismatch a/b/out found [{m}, {k}, {n}], expected every dim >= 1.")
 
 
 def gemm_buffers(a: str, b: str, bias: Optional[str], out: str, m: int, k: int, n: int,

@@ -35,6 +35,7 @@ from ...builder import out_decl, ro_decl
 from ...registry import register_op
 from ...wire import pack_u32_slice
 from .matmul import bias_vector_expected, bias_vector_inputs
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::math::matmul_tiled"
 OP_ID_BIAS = "vyre-libs::math::matmul_bias_tiled"
@@ -56,7 +57,7 @@ def _count(op_id: str, name: str, *dims: int) -> int:
     for d in dims:
         total *= d
     if total > U32_MAX:
-        raise ValueError(f"Fix: {op_id}: ElementCountOverflow for `{name}` shape {list(dims)}; "
+        raise OpParamError(f"Fix: {op_id}: ElementCountOverflow for `{name}` shape {list(dims)}; "
                          "reduce the matrix or workgroup dimensions so the count fits in u32.")
     return total
 
@@ -148,17 +149,17 @@ def _program(op_id: str, a: str, b: str, bias: Optional[str], out: str, m: int, 
     """build_matmul_tiled_program's cooperative branch, for any element type (vyre's typing)."""
     names = [a, b] + ([bias] if bias is not None else []) + [out]
     if len(set(names)) != len(names):
-        raise ValueError(f"Fix: {op_id}: NameCollision among buffers {names}; give every tensor its own name.")
+        raise OpParamError(f"Fix: {op_id}: NameCollision among buffers {names}; give every tensor its own name.")
     if tile == 0:
-        raise ValueError(f"Fix: {op_id}: ShapeMismatch for `tile`: found [0], expected [1]; pass tile >= 1.")
+        raise OpParamError(f"Fix: {op_id}: ShapeMismatch for `tile`: found [0], expected [1]; pass tile >= 1.")
     if m == 0 or n == 0:
         # vyre builds a zero-count output here (which its wire format then rejects)
-        raise ValueError(f"Fix: {op_id}: empty output {m}x{n}; pass m >= 1 and n >= 1.")
+        raise OpParamError(f"Fix: {op_id}: empty output {m}x{n}; pass m >= 1 and n >= 1.")
     for name, dims in ((a, (m, k)), (b, (k, n)), (out, (m, n))):
         _count(op_id, name, *dims)
     wg = tuple(int(v) for v in workgroup_size)
     if len(wg) != 3:
-        raise ValueError(f"Fix: {op_id}: workgroup size {wg} must have three entries, e.g. (16, 16, 1).")
+        raise OpParamError(f"Fix: {op_id}: workgroup size {wg} must have three entries, e.g. (16, 16, 1).")
     out_cols, out_rows = max(wg[0], 1), max(wg[1], 1) * max(wg[2], 1)
     lanes = _count(op_id, "matmul_workgroup", out_rows, out_cols)
     a_tile = _count(op_id, A_TILE, out_rows, tile)
@@ -178,7 +179,7 @@ def _program(op_id: str, a: str, b: str, bias: Optional[str], out: str, m: int, 
 
 def _check_dtype(op_id: str, dtype: DataType) -> None:
     if dtype is not DataType.U32:
-        raise ValueError(
+        raise OpParamError(
             f"Fix: {op_id}: dtype {dtype.value} is not ported; pass DataType.U32. (vyre sends f16/bf16 "
             "to a tensor-core MMA body, and its cooperative body is u32-typed, so f32 does not validate.)")
 

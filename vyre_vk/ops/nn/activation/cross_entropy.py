@@ -23,6 +23,7 @@ from ...primitives import EVERY_WORKGROUP, F32_MIN, max_f32_child, sum_f32_child
 from ...registry import register_op
 from ...wire import pack_f32_slice, pack_u32_slice
 from .unary import f32_bits
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::nn::cross_entropy"
 CROSS_ENTROPY_TILE = 256
@@ -32,10 +33,10 @@ ULP = 128
 
 def cross_entropy(logits: str, targets: str, loss_out: str, n: int, vocab_size: int) -> Program:
     if n == 0 or vocab_size == 0:
-        raise ValueError(f"{OP_ID}: n={n}, vocab_size={vocab_size}. Fix: both must be >= 1.")
+        raise OpParamError(f"{OP_ID}: n={n}, vocab_size={vocab_size}. Fix: both must be >= 1.")
     tile = CROSS_ENTROPY_TILE
     if n * vocab_size > 0xFFFFFFFF or n * tile > 0xFFFFFFFF:
-        raise ValueError(f"{OP_ID}: element count overflows u32. Fix: use fewer tokens.")
+        raise OpParamError(f"{OP_ID}: element count overflows u32. Fix: use fewer tokens.")
     return Program.wrapped(
         [ro_decl(logits, 0, n * vocab_size), ro_decl(targets, 1, n, DataType.U32),
          BufferDecl.workgroup("ce_scratch", tile, DataType.F32),

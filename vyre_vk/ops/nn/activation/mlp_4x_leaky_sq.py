@@ -22,6 +22,7 @@ from ...builder import out_decl, ro_decl
 from ...registry import register_op
 from ...wire import pack_f32_slice
 from .unary import f32_bits
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::nn::mlp_4x_leaky_sq"
 MLP_WORKGROUP = 256
@@ -72,7 +73,7 @@ def output_projection_body(w2: str, b2: str, output: str, model_dim: int, hidden
 def mlp_4x_leaky_sq(x: str, w1: str, b1: str, w2: str, b2: str, output: str,
                     model_dim: int, hidden_dim: int) -> Program:
     if model_dim == 0 or hidden_dim == 0:
-        raise ValueError("Fix: mlp requires non-zero dimensions")
+        raise OpParamError("Fix: mlp requires non-zero dimensions")
     body = [
         Node.let_bind("lane", Expr.gid_x()),
         wrap_child(HIDDEN_PROJECTION_OP_ID, OP_ID, hidden_projection_body(x, w1, b1, model_dim, hidden_dim)),

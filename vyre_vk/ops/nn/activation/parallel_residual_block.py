@@ -13,6 +13,7 @@ from ....ir import Expr, Node, Program
 from ...builder import elementwise_program, out_decl, ro_decl
 from ...registry import register_op
 from ...wire import pack_f32_slice
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::nn::parallel_residual_block"
 # 4 ULP: elementary ops only (two f32 adds; vyre's program budget).
@@ -21,7 +22,7 @@ ULP = 4
 
 def parallel_residual_block(x: str, attn_out: str, mlp_out: str, output: str, n: int) -> Program:
     if n == 0:
-        raise ValueError("Fix: n=0")
+        raise OpParamError("Fix: n=0")
     i = Expr.var("i")
     result = Expr.add(Expr.add(Expr.load(x, i), Expr.load(attn_out, i)), Expr.load(mlp_out, i))
     buffers = [ro_decl(x, 0, n), ro_decl(attn_out, 1, n), ro_decl(mlp_out, 2, n), out_decl(output, 3, n)]

@@ -30,6 +30,7 @@ from ...registry import register_op
 from ...wire import pack_f32_slice
 from .gqa_attention import inv_sqrt_scale
 from .stability import bounded_exp_arg, bounded_score, positive_denominator
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::nn::attention"
 ATTENTION_TILE = 256
@@ -146,7 +147,7 @@ def tiled_attention_program(q: str, k: str, v: str, out: str, s: int, d: int, ti
 
 def attention(q: str, k: str, v: str, out: str, s: int, d: int) -> Program:
     if s == 0 or d == 0:
-        raise ValueError(f"Fix: attention needs a non-empty [S, D] shape; got [{s}, {d}].")
+        raise OpParamError(f"Fix: attention needs a non-empty [S, D] shape; got [{s}, {d}].")
     if s <= 8 and d <= 16:
         return direct_attention_program(q, k, v, out, s, d)
     return tiled_attention_program(q, k, v, out, s, d)

@@ -26,6 +26,7 @@ from ...wire import pack_f32_slice
 from .attention import direct_attention_program
 from .gqa_attention import inv_sqrt_scale
 from .stability import bounded_exp_arg, bounded_score, positive_denominator
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::nn::flash_attention"
 SCALAR_ONLINE_WORKGROUP_LANES = 128
@@ -35,9 +36,9 @@ ULP = 128
 
 def flash_attention(q: str, k: str, v: str, out: str, s: int, d: int) -> Program:
     if s == 0:
-        raise ValueError("Fix: flash_attention s=0 is invalid: empty sequence")
+        raise OpParamError("Fix: flash_attention s=0 is invalid: empty sequence")
     if d == 0:
-        raise ValueError("Fix: flash_attention d=0 is invalid: empty head dimension")
+        raise OpParamError("Fix: flash_attention d=0 is invalid: empty head dimension")
     if s <= 8 and d <= 16:
         return direct_attention_program(q, k, v, out, s, d, OP_ID)
     lanes = SCALAR_ONLINE_WORKGROUP_LANES

@@ -28,6 +28,7 @@ from ...registry import register_op
 from ...wire import pack_f32_slice
 from .stability import (ATTENTION_MAX_PASS_OP_ID, ATTENTION_SUM_PASS_OP_ID, ATTENTION_WRITE_PASS_OP_ID,
                         bounded_exp_arg, bounded_score, positive_denominator)
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::nn::gqa_attention"
 # 128 ULP: the program uses Exp (vyre: max(explicit 4, transcendental budget 128)).
@@ -42,9 +43,9 @@ def inv_sqrt_scale(head_dim: int) -> float:
 def gqa_attention(q: str, k: str, v_buf: str, output: str, n_q_heads: int, n_kv_heads: int,
                   seq_len: int, head_dim: int) -> Program:
     if 0 in (n_q_heads, n_kv_heads, seq_len, head_dim):
-        raise ValueError("Fix: gqa_attention requires non-zero dims")
+        raise OpParamError("Fix: gqa_attention requires non-zero dims")
     if n_q_heads % n_kv_heads != 0:
-        raise ValueError("Fix: n_q_heads must be multiple of n_kv_heads")
+        raise OpParamError("Fix: n_q_heads must be multiple of n_kv_heads")
     group = n_q_heads // n_kv_heads
     q_total, per_head = n_q_heads * seq_len * head_dim, seq_len * head_dim
     kv_total = n_kv_heads * seq_len * head_dim

@@ -19,6 +19,7 @@ from ....ir import BufferDecl, Expr, Node, Program
 from ...builder import elementwise_program, out_decl, ro_decl
 from ...registry import register_op
 from ...wire import pack_f32_slice
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::nn::partial_rope"
 # 4 ULP: elementary ops only (two products and a sum per lane, contractible to fma).
@@ -35,10 +36,10 @@ def rope_buffers(data: str, cos_table: str, sin_table: str, output: str, total: 
 def partial_rope(input: str, cos_table: str, sin_table: str, output: str, num_heads: int,
                  seq_len: int, head_dim: int, rope_dims: int) -> Program:
     if num_heads == 0 or seq_len == 0 or head_dim == 0:
-        raise ValueError(f"Fix: partial_rope requires positive num_heads, seq_len, and head_dim; got "
+        raise OpParamError(f"Fix: partial_rope requires positive num_heads, seq_len, and head_dim; got "
                          f"num_heads={num_heads}, seq_len={seq_len}, head_dim={head_dim}.")
     if rope_dims > head_dim or rope_dims % 2 != 0:
-        raise ValueError(f"Fix: partial_rope requires an even rope_dims <= head_dim; got "
+        raise OpParamError(f"Fix: partial_rope requires an even rope_dims <= head_dim; got "
                          f"rope_dims={rope_dims}, head_dim={head_dim}.")
     total = num_heads * seq_len * head_dim
     half_rope = rope_dims // 2

@@ -20,6 +20,7 @@ from ...builder import out_decl, ro_decl, strided_accumulate_child, strided_writ
 from ...primitives import F32_MIN, FIRST_WORKGROUP, max_f32_child, sum_f32_child
 from ...registry import register_op
 from ...wire import pack_f32_slice
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::nn::softmax"
 SOFTMAX_TILE = 256
@@ -29,7 +30,7 @@ ULP = 128
 
 def softmax(input: str, output: str, n: int, workgroup: int = SOFTMAX_TILE) -> Program:
     if n == 0:
-        raise ValueError("Fix: softmax requires n > 0, got 0.")
+        raise OpParamError("Fix: softmax requires n > 0, got 0.")
     tile = max(workgroup, 1)
     chunks = -(-n // tile)
     local = Expr.var("local")

@@ -9,6 +9,7 @@ from typing import Callable
 from ....ir import DataType, Expr, Node, Program, wrap_anonymous
 from ...math.linalg.matmul import gemm_buffers
 from ...wire import pack_f32_slice
+from vyre_vk.ops.registry import OpParamError
 
 
 def fused_vector_inputs() -> list:
@@ -20,11 +21,11 @@ def fused_vector_inputs() -> list:
 def linear_fused_activation(op_name: str, op_id: str, x: str, w: str, b: str, out: str, in_dim: int,
                             out_dim: int, activation: Callable[[Expr], Expr]) -> Program:
     if in_dim == 0:
-        raise ValueError(f"Fix: {op_name} in_dim=0 is invalid: empty reduction")
+        raise OpParamError(f"Fix: {op_name} in_dim=0 is invalid: empty reduction")
     if out_dim == 0:
-        raise ValueError(f"Fix: {op_name} out_dim=0 is invalid: empty output")
+        raise OpParamError(f"Fix: {op_name} out_dim=0 is invalid: empty output")
     if in_dim * out_dim > 0xFFFFFFFF:
-        raise ValueError(f"Fix: {op_name} in_dim*out_dim overflows u32; reduce dimensions.")
+        raise OpParamError(f"Fix: {op_name} in_dim*out_dim overflows u32; reduce dimensions.")
     i, k = Expr.var("i"), Expr.var("k")
     body = [
         Node.let_bind("i", Expr.gid_x()),

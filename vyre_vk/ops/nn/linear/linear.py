@@ -22,6 +22,7 @@ from ...math.linalg.matmul import OP_ID_BIAS as MATMUL_BIAS_OP_ID, gemm_buffers,
 from ...registry import register_op
 from .tiled import (LINEAR_TILED_MIN_WORK, LINEAR_TILED_TILE, U32_MAX, linear_tiled, linear_vector_expected,
                     linear_vector_inputs)
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::nn::linear"
 # No f32 result (u32 wrapping arithmetic): byte-exact, no ULP window.
@@ -33,9 +34,9 @@ def linear(x: str, w: str, b: str, out: str, in_dim: int, out_dim: int) -> Progr
     if LINEAR_TILED_MIN_WORK <= in_dim * out_dim <= U32_MAX:
         return linear_tiled(x, w, b, out, in_dim, out_dim, LINEAR_TILED_TILE)
     if in_dim == 0 or out_dim == 0:
-        raise ValueError(f"Fix: {OP_ID} needs positive in_dim and out_dim; got {in_dim}, {out_dim}.")
+        raise OpParamError(f"Fix: {OP_ID} needs positive in_dim and out_dim; got {in_dim}, {out_dim}.")
     if in_dim * out_dim > U32_MAX:
-        raise ValueError(f"Fix: {OP_ID} in_dim*out_dim overflows u32 ({in_dim}x{out_dim}); reduce dimensions.")
+        raise OpParamError(f"Fix: {OP_ID} in_dim*out_dim overflows u32 ({in_dim}x{out_dim}); reduce dimensions.")
     # vyre-libs' math::matmul_bias with m = 1, tagged as nn::linear.
     body = matmul_body(x, w, out, in_dim, out_dim, b)
     return Program.wrapped(gemm_buffers(x, w, b, out, 1, in_dim, out_dim), (256, 1, 1),

@@ -19,6 +19,7 @@ from ....ir import DataType, Expr, Node, Program, wrap_anonymous
 from ...builder import out_decl, ro_decl
 from ...registry import register_op
 from ...wire import pack_f32_slice, pack_u32_slice
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::nn::linear_4bit"
 # 4 ULP: elementary ops only (an exact u32->f32 cast of a nibble, then a mul/add dot product).
@@ -27,11 +28,11 @@ ULP = 4
 
 def linear_4bit(x: str, w_packed: str, b: str, out: str, in_dim: int, out_dim: int) -> Program:
     if in_dim == 0:
-        raise ValueError("Fix: linear_4bit in_dim=0 is invalid: empty reduction")
+        raise OpParamError("Fix: linear_4bit in_dim=0 is invalid: empty reduction")
     if out_dim == 0:
-        raise ValueError("Fix: linear_4bit out_dim=0 is invalid: empty output")
+        raise OpParamError("Fix: linear_4bit out_dim=0 is invalid: empty output")
     if in_dim % 8 != 0:
-        raise ValueError(f"Fix: linear_4bit in_dim={in_dim} is not divisible by 8; pad weights to a multiple of 8.")
+        raise OpParamError(f"Fix: linear_4bit in_dim={in_dim} is not divisible by 8; pad weights to a multiple of 8.")
     i, k = Expr.var("i"), Expr.var("k")
     packed_idx = Expr.add(Expr.mul(Expr.div(k, Expr.u32(8)), Expr.u32(out_dim)), i)
     shift = Expr.mul(Expr.rem(k, Expr.u32(8)), Expr.u32(4))

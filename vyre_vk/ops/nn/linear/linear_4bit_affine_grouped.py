@@ -27,6 +27,7 @@ from ....ir import DataType, Expr, Node, Program, wrap_anonymous
 from ...builder import out_decl, ro_decl
 from ...registry import register_op
 from ...wire import pack_f32_slice, pack_u32_slice
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::nn::linear_4bit_affine_grouped"
 # 4 ULP: elementary f32 ops only (vyre's program budget): exact casts of codes, sub, mul, add, lane-order sum.
@@ -42,19 +43,19 @@ OUTPUTS_PER_WORKGROUP = WARPS_PER_WORKGROUP * OUTPUTS_PER_WARP
 def linear_4bit_affine_grouped(x: str, w_packed: str, scale: str, zero_point: str, b: str, out: str,
                                in_dim: int, out_dim: int, group_size: int) -> Program:
     if in_dim == 0:
-        raise ValueError("Fix: linear_4bit_affine_grouped in_dim=0 is invalid: empty reduction")
+        raise OpParamError("Fix: linear_4bit_affine_grouped in_dim=0 is invalid: empty reduction")
     if out_dim == 0:
-        raise ValueError("Fix: linear_4bit_affine_grouped out_dim=0 is invalid: empty output")
+        raise OpParamError("Fix: linear_4bit_affine_grouped out_dim=0 is invalid: empty output")
     if group_size == 0:
-        raise ValueError("Fix: linear_4bit_affine_grouped group_size=0 is invalid: group size must be > 0")
+        raise OpParamError("Fix: linear_4bit_affine_grouped group_size=0 is invalid: group size must be > 0")
     if in_dim % 8 != 0:
-        raise ValueError(f"Fix: linear_4bit_affine_grouped in_dim={in_dim} is not divisible by 8; "
+        raise OpParamError(f"Fix: linear_4bit_affine_grouped in_dim={in_dim} is not divisible by 8; "
                          "pad weights to a multiple of 8.")
     words = in_dim // 8 * out_dim
     groups = -(-in_dim // group_size)
     sidecars = groups * out_dim
     if words > 0xFFFFFFFF or sidecars > 0xFFFFFFFF:
-        raise ValueError("Fix: linear_4bit_affine_grouped buffer sizes overflow u32; reduce dimensions.")
+        raise OpParamError("Fix: linear_4bit_affine_grouped buffer sizes overflow u32; reduce dimensions.")
     tile = LANES_PER_OUTPUT
     chunks = -(-in_dim // tile)
     out_idx, lane, k = Expr.var("out_idx"), Expr.var("lane"), Expr.var("k")
@@ -126,7 +127,7 @@ def linear_4bit_affine_grouped(x: str, w_packed: str, scale: str, zero_point: st
     ]
     padded = -(-out_dim // OUTPUTS_PER_WORKGROUP) * WORKGROUP
     if padded > 0xFFFFFFFF:
-        raise ValueError("Fix: linear_4bit_affine_grouped output workgroups overflow u32; reduce dimensions.")
+        raise OpParamError("Fix: linear_4bit_affine_grouped output workgroups overflow u32; reduce dimensions.")
     return Program.wrapped(
         [ro_decl(x, 0, in_dim), ro_decl(w_packed, 1, words, DataType.U32), ro_decl(scale, 2, sidecars),
          ro_decl(zero_point, 3, sidecars, DataType.U32), ro_decl(b, 4, out_dim),

@@ -22,6 +22,7 @@ from ...registry import register_op
 from ...wire import pack_f32_slice
 from ..activation.unary import f32_bits
 from ..rms import inverse_rms_expr, square_expr
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::nn::rms_norm_linear"
 # 128 ULP: the program uses InverseSqrt (vyre: max(explicit 2, transcendental budget 128)).
@@ -31,10 +32,10 @@ ULP = 128
 def rms_norm_linear(input: str, w: str, b: str, out: str, n: int, in_dim: int, out_dim: int,
                     eps: float) -> Program:
     if n == 0 or in_dim == 0 or out_dim == 0 or n > in_dim:
-        raise ValueError(f"{OP_ID}: shape (n={n}, in_dim={in_dim}, out_dim={out_dim}). "
+        raise OpParamError(f"{OP_ID}: shape (n={n}, in_dim={in_dim}, out_dim={out_dim}). "
                          "Fix: all >= 1 and n <= in_dim.")
     if in_dim * out_dim > 0xFFFFFFFF:
-        raise ValueError(f"{OP_ID}: in_dim*out_dim overflows u32. Fix: reduce dimensions.")
+        raise OpParamError(f"{OP_ID}: in_dim*out_dim overflows u32. Fix: reduce dimensions.")
     lane, k = Expr.var("lane"), Expr.var("k")
     mean_sq = [
         Node.let_bind("sum_sq", Expr.f32(0.0)),

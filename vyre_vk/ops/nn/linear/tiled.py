@@ -26,6 +26,7 @@ from ...math.linalg.matmul import gemm_buffers
 from ...math.linalg.matmul_tiled import matmul_bias_tiled
 from ...registry import register_op
 from ...wire import pack_u32_slice
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::nn::linear_tiled"
 REFERENCE_OP_ID = "vyre-libs::nn::linear_tiled_reference"
@@ -38,13 +39,13 @@ ULP = None
 
 def _check(op_id: str, in_dim: int, out_dim: int, tile: int) -> None:
     if in_dim == 0:
-        raise ValueError(f"Fix: {op_id} in_dim=0 is invalid: empty reduction; pass in_dim >= 1.")
+        raise OpParamError(f"Fix: {op_id} in_dim=0 is invalid: empty reduction; pass in_dim >= 1.")
     if out_dim == 0:
-        raise ValueError(f"Fix: {op_id} out_dim=0 is invalid: empty output; pass out_dim >= 1.")
+        raise OpParamError(f"Fix: {op_id} out_dim=0 is invalid: empty output; pass out_dim >= 1.")
     if tile == 0:
-        raise ValueError(f"Fix: {op_id} tile=0 is invalid: tile width must be > 0.")
+        raise OpParamError(f"Fix: {op_id} tile=0 is invalid: tile width must be > 0.")
     if in_dim * out_dim > U32_MAX:
-        raise ValueError(f"Fix: {op_id} in_dim*out_dim overflows u32; reduce dimensions.")
+        raise OpParamError(f"Fix: {op_id} in_dim*out_dim overflows u32; reduce dimensions.")
 
 
 def tag_program(parent_op_id: str, program: Program) -> Program:

@@ -23,6 +23,7 @@ from ...wire import pack_f32_slice, pack_u32_slice
 from ..activation.unary import f32_bits
 from .topk_selection import (BEST_IDXS, BEST_VALS, NEG_INF, copy_top_k_indices_and_normalized_weights,
                              init_top_k_slots, insert_top_k_candidate)
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::nn::softmax_top_k"
 # 128 ULP: the program uses Exp (vyre's transcendental budget; no explicit window).
@@ -31,7 +32,7 @@ ULP = 128
 
 def softmax_top_k(scores: str, out_indices: str, out_weights: str, n: int, k: int) -> Program:
     if k == 0:
-        raise ValueError("Fix: softmax_top_k requires k > 0 so the selection scratch has at least one slot.")
+        raise OpParamError("Fix: softmax_top_k requires k > 0 so the selection scratch has at least one slot.")
     i = Expr.var("i")
     body = init_top_k_slots(k)
     body += [

@@ -19,6 +19,7 @@ from ...builder import out_decl, ro_decl, rw_decl
 from ...registry import register_op
 from ...wire import pack_f32_slice, pack_u32_slice
 from .topk_selection import BEST_IDXS, BEST_VALS, copy_top_k_indices, init_top_k_slots, insert_top_k_candidate
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::nn::top_k"
 # 4 ULP: no arithmetic at all (values are copied; best_vals is f32, so vyre's elementary budget).
@@ -27,7 +28,7 @@ ULP = 4
 
 def top_k(input: str, output_indices: str, n: int, k: int) -> Program:
     if k == 0:
-        raise ValueError("Fix: top_k requires k > 0 so the selection scratch has at least one slot.")
+        raise OpParamError("Fix: top_k requires k > 0 so the selection scratch has at least one slot.")
     body = init_top_k_slots(k)
     body.append(Node.loop_for("i", Expr.u32(0), Expr.u32(n), [
         Node.let_bind("val", Expr.load(input, Expr.var("i"))),

@@ -22,6 +22,7 @@ from ...builder import out_decl, ro_decl, strided_accumulate2_child
 from ...primitives import FIRST_WORKGROUP, sum_f32_child
 from ...registry import register_op
 from ...wire import pack_f32_slice
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::nn::layer_norm"
 LAYER_NORM_TILE = 256
@@ -33,9 +34,9 @@ def layer_norm(input: str, output: str, n: int, eps: float, workgroup_size=None,
                region_generator: str = OP_ID) -> Program:
     """``workgroup_size`` / ``region_generator``: vyre's LayerNorm builder options."""
     if n == 0:
-        raise ValueError(f"{OP_ID}: n=0. Fix: pass at least one element.")
+        raise OpParamError(f"{OP_ID}: n=0. Fix: pass at least one element.")
     if eps < 0.0 or math.isnan(eps):
-        raise ValueError(f"{OP_ID}: eps={eps}. Fix: eps must be >= 0.")
+        raise OpParamError(f"{OP_ID}: eps={eps}. Fix: eps must be >= 0.")
     wg = tuple(workgroup_size) if workgroup_size else (LAYER_NORM_TILE, 1, 1)
     tile = min(max(wg[0], 1), n)
     wg = (tile, wg[1], wg[2])

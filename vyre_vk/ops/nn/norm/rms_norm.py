@@ -20,6 +20,7 @@ from ...registry import register_op
 from ...wire import pack_f32_slice
 from ..activation.unary import f32_bits
 from ..rms import EMPTY_RMS_FIX, inverse_rms_expr, square_expr
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::nn::rms_norm"
 RMS_TILE = 256
@@ -29,7 +30,7 @@ ULP = 128
 
 def rms_norm(input: str, output: str, n: int, eps: float) -> Program:
     if n == 0:
-        raise ValueError(EMPTY_RMS_FIX)
+        raise OpParamError(EMPTY_RMS_FIX)
     tile = max(min(RMS_TILE, n), 1)
     chunks = -(-n // tile)
     local = Expr.var("local")

@@ -14,6 +14,7 @@ from ....ir import DataType, Expr, Program
 from ...builder import build_indexed_map, out_decl, ro_decl
 from ...registry import register_op
 from ...wire import pack_u32_slice
+from vyre_vk.ops.registry import OpParamError
 
 OP_ID = "vyre-libs::quant::byte_shuffle"
 # u32 result: byte-exact (no f32 window).
@@ -22,7 +23,7 @@ ULP = None
 
 def byte_shuffle(input: str, output: str, n: int, elem_bytes: int) -> Program:
     if n == 0 or elem_bytes == 0:
-        raise ValueError("Fix: byte_shuffle requires non-zero dimensions")
+        raise OpParamError("Fix: byte_shuffle requires non-zero dimensions")
     total = n * elem_bytes
 
     def f(i):

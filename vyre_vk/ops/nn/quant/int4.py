@@ -35,6 +35,7 @@ from ....ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
 from ...builder import out_decl, ro_decl
 from ...registry import register_op
 from ...wire import pack_f32_slice, pack_u32_slice
+from vyre_vk.ops.registry import OpParamError
 
 DOT_OP_ID = "vyre-libs::quant::int4_dot_i32"
 DOT_SCALED_OP_ID = "vyre-libs::quant::int4_dot_f32_scaled"
@@ -67,7 +68,7 @@ def i4_packed_words(lane_count: int) -> int:
 def _need_positive(op: str, **dims: int) -> None:
     bad = {k: v for k, v in dims.items() if v <= 0}
     if bad:
-        raise ValueError(f"{op}: {bad} must be > 0. Fix: pass positive {', '.join(dims)}.")
+        raise OpParamError(f"{op}: {bad} must be > 0. Fix: pass positive {', '.join(dims)}.")
 
 
 def _nibble(buf: str, word: Expr, shift: Expr) -> Expr:

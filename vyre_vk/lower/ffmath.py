@@ -65,7 +65,7 @@ def _table(name: str, words: tuple[int, ...]) -> str:
 
 C1, C2, C3, C4 = (_f(b) for b in EXP_LN2_64)
 
-#: GLSL helpers, merged into optable.GLSL_HELPERS (each after what it calls).
+#: GLSL helpers, merged into helpers.GLSL_HELPERS (each after what it calls).
 GLSL: dict[str, str] = {
     # Knuth's TwoSum: s + e == a + b exactly.
     "vyre_two_sum": """void vyre_two_sum(float a, float b, out float s, out float e) {

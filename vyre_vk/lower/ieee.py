@@ -17,7 +17,7 @@ computes inf / FLT_MAX as inf * rcp(FLT_MAX) = inf * 0 = NaN).
 """
 from __future__ import annotations
 
-#: GLSL helpers, merged into optable.GLSL_HELPERS (each after what it calls).
+#: GLSL helpers, merged into helpers.GLSL_HELPERS (each after what it calls).
 GLSL: dict[str, str] = {
     # q: 25 significant bits (bit 24 set) of a value q * 2^-24 * 2^(e - 127); the result
     # rounded to 24 bits, nearest even, with `sticky` for the bits below q.

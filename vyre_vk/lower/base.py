@@ -1,0 +1,168 @@
+"""The lowerer's state and the small services every part of it uses (output, scopes, templates).
+
+The lowerer is one class built in layers, each in its own module: this base, expressions
+(exprs.py), statements (stmts.py) and the shader assembly (glsl.py).
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from ..ir import expr as E
+from ..ir import node as N
+from ..ir.program import BufferDecl, Program
+from ..ir.types import DataType
+from ..ir.validate import _has_collective
+from . import bounds
+from .helpers import GLSL_HELPERS
+from .names import glsl_names
+from .result import LoweringError
+from .spelling import CAST_GLSL, STORAGE_TYPE, Spelling
+from .vector import VectorPlan
+
+U32, I32, F32, BOOL = DataType.U32, DataType.I32, DataType.F32, DataType.Bool
+
+INDENT = "    "
+_HELPER_CALL = re.compile(r"\bvyre_\w+")
+
+
+def fill(template: str, **operands: str) -> str:
+    """A spelling-table template with its operands filled in."""
+    return template.format(**operands)
+
+
+def unwrap(code: str) -> str:
+    """Drop one pair of parentheses enclosing the whole of `code` (`if ((a < b))` reads badly)."""
+    if not (code.startswith("(") and code.endswith(")")):
+        return code
+    depth = 0
+    for i, ch in enumerate(code):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and i < len(code) - 1:
+            return code  # the first "(" closes early: "(a) + (b)"
+    return code[1:-1]
+
+
+def helper_calls(text: str) -> list[str]:
+    """The helper functions (GLSL_HELPERS names) that GLSL `text` calls, in order of appearance."""
+    return [m for m in _HELPER_CALL.findall(text) if m in GLSL_HELPERS]
+
+
+def _assigned_names(nodes: tuple) -> set[str]:
+    """Every variable some `Assign` writes (their ranges are not tracked)."""
+    out: set[str] = set()
+    stack = list(nodes)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, N.Assign):
+            out.add(n.name)
+        for _, body in N.node_bodies(n):
+            stack.extend(body)
+    return out
+
+
+class LowererBase:
+    """State of one program's lowering; the layers above add expressions, statements, assembly."""
+
+    def __init__(self, program: Program):
+        self.p = program
+        self.decls = {b.name: b for b in program.buffers}
+        self.names = glsl_names(program)
+        self.var = self.names.variables  # IR variable -> GLSL name
+        self.stem = self.names.buffers   # IR buffer -> stem of its derived vk_* names
+        self.helpers: set[str] = set()
+        self.loads: set[str] = set()
+        self.stores: set[str] = set()
+        self.atomics: set[tuple[str, str]] = set()  # (op name, buffer)
+        self.features: set[str] = set()
+        self.trap_tags: dict[str, int] = {}
+        self.scopes: list[dict[str, DataType]] = []
+        self.lines: list[tuple[str, Optional[str]]] = []  # (text, IR path) of main's body
+        self.depth = 1
+        self.tmp = 0
+        self.vplan: Optional[VectorPlan] = None  # the vector fast path (see vector.py)
+        self.vlane: Optional[int] = None          # the element copy being emitted in it
+        self.sg = _has_collective(program.entry)  # emulate width-32 subgroups (glsl.py's notes)
+        self.sg_sites = 0                         # collectives emitted (temporaries' suffix)
+        self.sg_helpers: dict[str, str] = {}      # scratch-reading functions, by name
+        self.pred: Optional[str] = None           # predicate of the current statement (predicated if)
+        self.iv: list[dict[str, bounds.Interval]] = []  # known u32 ranges by scope (bounds.py)
+        self.assigned = _assigned_names(program.entry)
+        self.nloads: set[str] = set()             # buffers read through the unclamped accessor
+        self._carries: dict[int, bool] = {}
+
+    # ---- output
+    def emit(self, text: str, path: Optional[str]) -> None:
+        self.lines.append((INDENT * self.depth + text, path))
+
+    def use(self, template: str) -> None:
+        """Record the helpers a filled template calls."""
+        self.helpers.update(helper_calls(template))
+
+    # ---- names, scopes and ranges
+    def var_type(self, name: str, path: str) -> DataType:
+        for s in reversed(self.scopes):
+            if name in s:
+                return s[name]
+        raise LoweringError(path, f"variable `{name}` is not in scope.", "validate the program before lowering it.")
+
+    def buffer(self, name: str, path: str) -> BufferDecl:
+        d = self.decls.get(name)
+        if d is None:
+            raise LoweringError(path, f"unknown buffer `{name}`.", "declare it in the program's buffers.")
+        return d
+
+    def range_of(self, key: str) -> Optional[bounds.Interval]:
+        """Known range under a bounds.py key (bounds.var_key / bounds.gid_key), or None."""
+        for s in reversed(self.iv):
+            if key in s:
+                return s[key]
+        return None
+
+    def interval(self, e: E.Expr) -> Optional[bounds.Interval]:
+        return bounds.interval(e, self.range_of)
+
+    # ---- spelling
+    def template(self, table: Spelling, t: DataType, what: str, path: str) -> str:
+        """The template of an operator for operand type `t` (its helpers recorded)."""
+        tpl = table.get(t)
+        if tpl is None:
+            raise LoweringError(path, f"{what} has no GLSL form for {t.value} operands.",
+                                "validate the program (the operator table lists the accepted types).")
+        self.use(tpl)
+        return tpl
+
+    def truthy(self, code: str, t: DataType) -> str:
+        """`code` of type `t` as a GLSL bool by truthiness (non-zero is true), as the cast to bool."""
+        if t is BOOL:
+            return code
+        tpl = CAST_GLSL[(t, BOOL)]
+        self.use(tpl)
+        return fill(tpl, a=code)
+
+    def to_storage(self, code: str, t: DataType, elem: DataType) -> str:
+        """Convert a value to a buffer's storage word type (validator-checked pairs only)."""
+        st = STORAGE_TYPE[elem]
+        if STORAGE_TYPE[t] == st and t is not BOOL:
+            return code
+        return f"{st}({code})"  # bool -> 0/1, i32 <-> u32 bit reinterpretation
+
+    # ---- subgroup emulation and the vector fast path: where they apply
+    def guard(self, code: str, zero: str) -> str:
+        """`code` evaluated only by lanes of the current predicate (others get `zero`)."""
+        return f"({self.pred} ? {code} : {zero})" if self.pred else code
+
+    def carries_sg(self, n: N.Node) -> bool:
+        key = id(n)
+        if key not in self._carries:
+            self._carries[key] = self.sg and _has_collective((n,))
+        return self._carries[key]
+
+    def sg_lanes(self) -> int:
+        sx, sy, sz = self.p.workgroup_size
+        return sx * sy * sz
+
+    def vector_index(self, buffer: str, index: E.Expr, bufs: tuple) -> bool:
+        return (self.vlane is not None and buffer in bufs and isinstance(index, E.Var)
+                and index.name in self.vplan.aliases)
