@@ -78,6 +78,7 @@ DEFAULT_MAX_KERNELS = 64
 RECENT_PROGRAMS = 16
 #: Open (not yet closed or collected) Devices after which opening another runs the cyclic GC.
 COLLECT_AFTER_OPEN_DEVICES = 2
+_open_after_collect = 0
 _serials = itertools.count(1)
 _open_devices: "weakref.WeakSet[Device]" = weakref.WeakSet()
 
@@ -139,10 +140,13 @@ class Device:
                               "Fix: pass an index from `vyre-vk doctor`'s device list.")
         self.index = default_index() if index is None else index
         self.max_kernels = _env_int("VYRE_VK_MAX_KERNELS", DEFAULT_MAX_KERNELS, 1)
-        if len(_open_devices) >= COLLECT_AFTER_OPEN_DEVICES:
+        global _open_after_collect
+        if len(_open_devices) >= _open_after_collect + COLLECT_AFTER_OPEN_DEVICES:
             # A Device dropped without close() sits in a reference cycle with its kernels until the
-            # cyclic GC runs, which a few big Vulkan objects never trigger: collect now.
+            # cyclic GC runs, which a few big Vulkan objects never trigger: collect now. Devices
+            # still open after a collection are in use, so they do not trigger the next one.
             gc.collect()
+            _open_after_collect = len(_open_devices)
         self._mgr = kp_bridge.manager(self.index)
         self.serial = next(_serials)  # tells two Devices on one index apart in messages
         self._pid = os.getpid()
