@@ -98,7 +98,7 @@ class OpEntry:
 def builder_params(builder: Callable[..., Program]) -> dict[str, Any]:
     """The builder's parameter names and defaults, in signature order: the op's registered size.
 
-    Raises TypeError for a parameter without a default (``build()`` calls the builder bare).
+    Raises OpRegistrationError for a parameter without a default (``build()`` calls the builder bare).
     """
     params: dict[str, Any] = {}
     for name, p in inspect.signature(builder).parameters.items():
@@ -126,7 +126,7 @@ def format_params(params: Mapping[str, Any]) -> str:
 def _rejected(entry: OpEntry, overrides: Mapping[str, Any], e: BaseException) -> str:
     what = str(e) or type(e).__name__
     context = f"op `{entry.id}` with {format_params(overrides)}; registered defaults: {format_params(entry.params)}"
-    if "Fix:" in what and not isinstance(e, VyreError):
+    if "Fix:" in what and (isinstance(e, OpParamError) or not isinstance(e, VyreError)):
         # A builder's own check, its hint written for the op's users: keep it first (callers match
         # on its start).
         return f"{what.rstrip()} ({context})"
