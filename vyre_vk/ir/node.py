@@ -218,7 +218,8 @@ class IndirectDispatch(Node):
 
 
 @_frozen
-class AsyncLoad(Node):
+class _AsyncCopy(Node):
+    """The fields vyre's two async copy statements share (not a statement itself)."""
     source: str
     destination: str
     offset: Expr
@@ -227,12 +228,13 @@ class AsyncLoad(Node):
 
 
 @_frozen
-class AsyncStore(Node):
-    source: str
-    destination: str
-    offset: Expr
-    size: Expr
-    tag: str
+class AsyncLoad(_AsyncCopy):
+    pass
+
+
+@_frozen
+class AsyncStore(_AsyncCopy):
+    pass
 
 
 @_frozen

@@ -139,6 +139,16 @@ class BufferDecl:
         return not self.is_workgroup and not self.backend_allocated
 
 
+def _items(seq, cls: type, what: str, seq_fix: str, item_fix: str) -> tuple:
+    """`seq` as a tuple of `cls` instances, or IRError naming the first that is not one
+    (`what` names one item: "program buffer" -> the sequence is "program buffers")."""
+    items = check_seq(seq, f"{what}s", seq_fix)
+    for x in items:
+        if not isinstance(x, cls):
+            raise IRError(f"{what} {show(x)} is a {type(x).__name__}, not a {cls.__name__}. Fix: {item_fix}.")
+    return items
+
+
 @dataclass(frozen=True)
 class Program:
     """A compute program: buffers, workgroup size and an entry body run once per invocation.
@@ -155,24 +165,16 @@ class Program:
 
     def __post_init__(self) -> None:
         put = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 - frozen: normalise in place
-        buffers = check_seq(self.buffers, "program buffers", "pass a list of BufferDecl")
-        for b in buffers:
-            if not isinstance(b, BufferDecl):
-                raise IRError(f"program buffer {show(b)} is a {type(b).__name__}, not a BufferDecl. "
-                              "Fix: declare buffers with BufferDecl.read/output/read_write/workgroup.")
-        put("buffers", buffers)
+        put("buffers", _items(self.buffers, BufferDecl, "program buffer", "pass a list of BufferDecl",
+                              "declare buffers with BufferDecl.read/output/read_write/workgroup"))
         fix = "pass three positive integers (x, y, z), e.g. (64, 1, 1)"
         wg = check_seq(self.workgroup_size, "workgroup size", fix)
         if len(wg) != 3:
             raise IRError(f"workgroup size {show(wg)} has {len(wg)} dimensions. Fix: {fix}.")
         # u32 as in vyre; a zero dimension or too many invocations is validation's to report.
         put("workgroup_size", tuple(check_int(x, "workgroup size dimension", 0, U32_MAX, fix) for x in wg))
-        entry = check_seq(self.entry, "program entry", "pass a list of Node (use Program.wrapped)")
-        for n in entry:
-            if not isinstance(n, Node):
-                raise IRError(f"program entry item {show(n)} is a {type(n).__name__}, not a Node. "
-                              "Fix: build statements with the Node helpers and the program with Program.wrapped.")
-        put("entry", entry)
+        put("entry", _items(self.entry, Node, "program entry item", "pass a list of Node (use Program.wrapped)",
+                            "build statements with the Node helpers and the program with Program.wrapped"))
         if self.entry_op_id is not None:
             check_name(self.entry_op_id, "entry_op_id")
         _flag(self, "non_composable_with_self")

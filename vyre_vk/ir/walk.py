@@ -331,18 +331,13 @@ def expr_type(e: E.Expr, env: dict, bufs: dict) -> Optional[DataType]:
     """
     results: list = []  # operator result-type rules from the outside in
     while True:
-        if isinstance(e, E.BinOpExpr):
-            info = BINOPS.get(e.op)
+        if isinstance(e, (E.BinOpExpr, E.UnOpExpr)):
+            binary = isinstance(e, E.BinOpExpr)
+            info = (BINOPS if binary else UNOPS).get(e.op)
             if info is None:
                 return None
             results.append(info.result_type)
-            e = e.left
-        elif isinstance(e, E.UnOpExpr):
-            info = UNOPS.get(e.op)
-            if info is None:
-                return None
-            results.append(info.result_type)
-            e = e.operand
+            e = e.left if binary else e.operand
         elif isinstance(e, E.Select):
             e = e.true_val
         elif isinstance(e, (E.SubgroupShuffle, E.SubgroupReduce)):

@@ -119,17 +119,12 @@ UNOP_GLSL: dict[UnOp, Spelling] = {
     UnOp.ReverseBits: _each(_INT, "bitfieldReverse({a})"),
     # abs() by the sign bit: lavapipe folds abs(-0.0) to -0.0 (found by a constant-operand sweep)
     UnOp.Abs: {F32: "vyre_canon(uintBitsToFloat(floatBitsToUint({a}) & 0x7FFFFFFFu))"},
-    UnOp.Floor: {F32: "floor({a})"},
-    UnOp.Ceil: {F32: "ceil({a})"},
-    UnOp.Trunc: {F32: "trunc({a})"},
-    UnOp.Round: {F32: "vyre_round({a})"},
-    UnOp.Sign: {F32: "vyre_sign({a})"},
-    UnOp.IsNan: {F32: "vyre_isnan({a})"},
-    UnOp.IsInf: {F32: "vyre_isinf({a})"},
-    UnOp.IsFinite: {F32: "vyre_isfinite({a})"},
-    UnOp.Sqrt: {F32: "vyre_sqrt_rn({a})"},
-    UnOp.InverseSqrt: {F32: "vyre_rsqrt({a})"},
-    UnOp.Reciprocal: {F32: "vyre_frcp({a})"},
+    # f32 ops spelled as one call of a GLSL builtin or of a helper (correctly rounded ones: helpers)
+    **{op: {F32: f"{fn}({{a}})"} for op, fn in (
+        (UnOp.Floor, "floor"), (UnOp.Ceil, "ceil"), (UnOp.Trunc, "trunc"), (UnOp.Round, "vyre_round"),
+        (UnOp.Sign, "vyre_sign"), (UnOp.IsNan, "vyre_isnan"), (UnOp.IsInf, "vyre_isinf"),
+        (UnOp.IsFinite, "vyre_isfinite"), (UnOp.Sqrt, "vyre_sqrt_rn"), (UnOp.InverseSqrt, "vyre_rsqrt"),
+        (UnOp.Reciprocal, "vyre_frcp"))},
     UnOp.Sin: _canon_call("vyre_sin"),
     UnOp.Cos: _canon_call("vyre_cos"),
     UnOp.Tan: _canon_call("vyre_tan"),

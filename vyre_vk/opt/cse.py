@@ -16,7 +16,7 @@ from ..ir import node as N
 from ..ir.program import Program
 from ..ir.walk import expr_children, map_node_exprs, node_bodies, node_exprs, replace_expr, walk_nodes, with_bodies
 from .analysis import Facts, NameSource, all_names, assigned_vars, expr_vars, replace_entry
-from .protocol import DEFAULT_CONTEXT, PassBase, PassContext, Rewrite
+from .protocol import PassBase, PassContext, Rewrite
 
 
 def _candidate(e: E.Expr, facts: Facts) -> bool:
@@ -93,5 +93,4 @@ CSE = CommonSubexpressions()
 
 def cse(p: Program) -> tuple[Program, str]:
     """`p` with repeated pure expressions bound once, and the one-line why."""
-    r = CSE.run(p, DEFAULT_CONTEXT)
-    return r.stages[0], CSE.explain(r)
+    return CSE.on(p)

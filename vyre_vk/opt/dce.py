@@ -12,7 +12,7 @@ from ..ir import node as N
 from ..ir.program import Program
 from ..ir.walk import node_bodies, rewrite_nodes, walk_nodes, with_bodies
 from .analysis import Facts, read_vars, replace_entry
-from .protocol import DEFAULT_CONTEXT, PassBase, PassContext, Rewrite
+from .protocol import PassBase, PassContext, Rewrite
 
 
 def _drop_assigns(nodes, name: str) -> list:
@@ -95,5 +95,4 @@ DCE = DeadCode()
 
 def dce(p: Program) -> tuple[Program, str]:
     """`p` without dead lets/assignments and empty control flow, and the one-line why."""
-    r = DCE.run(p, DEFAULT_CONTEXT)
-    return r.stages[0], DCE.explain(r)
+    return DCE.on(p)

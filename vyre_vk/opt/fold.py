@@ -21,7 +21,7 @@ from ..ir.validate import _static_zero
 from ..ir.walk import map_node_exprs, node_bodies, transform_expr, with_bodies, with_children
 from ..reference.eval import fma_f32
 from .analysis import Facts, assigned_vars, replace_entry
-from .protocol import DEFAULT_CONTEXT, PassBase, PassContext, Rewrite
+from .protocol import PassBase, PassContext, Rewrite
 
 _KIND = {np.dtype(np.uint32): "u32", np.dtype(np.int32): "i32", np.dtype(np.float32): "f32",
          np.dtype(np.bool_): "bool"}
@@ -190,5 +190,4 @@ def constant_fold(p: Program) -> tuple[Program, str]:
     >>> why.split(" constant")[0]
     'folded 1'
     """
-    r = CONSTANT_FOLD.run(p, DEFAULT_CONTEXT)
-    return r.stages[0], CONSTANT_FOLD.explain(r)
+    return CONSTANT_FOLD.on(p)

@@ -15,7 +15,7 @@ from ..ir import node as N
 from ..ir.program import Program
 from ..ir.walk import expr_children, node_all_exprs, replace_expr, rewrite_nodes, walk_expr, walk_nodes
 from .analysis import Facts, NameSource, all_names, assigned_vars, defined_vars, replace_entry, stored_buffers
-from .protocol import DEFAULT_CONTEXT, PassBase, PassContext, Rewrite
+from .protocol import PassBase, PassContext, Rewrite
 
 
 class _Licm:
@@ -87,5 +87,4 @@ LICM = LoopInvariantMotion()
 
 def licm(p: Program) -> tuple[Program, str]:
     """`p` with loop-invariant expressions bound before their loop, and the one-line why."""
-    r = LICM.run(p, DEFAULT_CONTEXT)
-    return r.stages[0], LICM.explain(r)
+    return LICM.on(p)

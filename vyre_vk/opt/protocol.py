@@ -102,6 +102,11 @@ class PassBase:
     def explain(self, rewrite: Rewrite) -> str:
         return "" if rewrite.detail is None else str(rewrite.detail)
 
+    def on(self, program: Program) -> tuple[Program, str]:
+        """A scalar pass on one program in the default context: (program, the one-line why)."""
+        r = self.run(program, DEFAULT_CONTEXT)
+        return r.stages[0], self.explain(r)
+
     def __str__(self) -> str:
         return self.name
 
