@@ -24,8 +24,7 @@ import numpy as np
 
 import kp
 from vyre_vk import reference, spirv
-from vyre_vk.ir import validate
-from vyre_vk.lower import lower
+from vyre_vk.compile import Options, clear_cache, compile_program
 from vyre_vk.ops import get
 from vyre_vk.runtime import Device, kp_bridge
 
@@ -78,10 +77,9 @@ def main() -> int:
               "grad_out": rng.standard_normal(d, dtype=np.float32)}
     want = reference.run(program, inputs)["grad_x"]
 
-    def ir_to_spirv():
-        validate(program)
-        lowered = lower(program)
-        spirv.compile_glsl(lowered.glsl, target_env=lowered.target_env)
+    def ir_to_spirv():  # through the compile front door, its own cache cleared: the stages, not a lookup
+        clear_cache()
+        compile_program(program, Options(passes=False))
 
     cold, cold_dev, warm = [], [], []
     with Device() as dev:
