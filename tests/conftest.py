@@ -1,7 +1,12 @@
 """Test tiers. ``-m quick`` (documented in README) is every test but the slow ones below: random and
 property tests at full budget, the hostile and resource suites, every-op sweeps through the
 CLI/emitter, benchmark smoke runs. ``bash tools/test.sh`` runs both tiers on 2 workers."""
+import os
+
 import pytest
+
+# Every optimiser pass's output is validated in the tests, so a pass bug names its pass.
+os.environ.setdefault("VYRE_VK_CHECK_PASSES", "1")
 
 # Whole files whose tests are sweeps or budgets, and single tests that take seconds each.
 SLOW_FILES = (

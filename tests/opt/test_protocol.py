@@ -162,3 +162,24 @@ def test_a_foreign_coarsen_region_is_an_optimizer_error():
     q = Program(p.buffers, p.workgroup_size, (Region(COARSEN_GENERATOR + ":x", None, p.entry[0].body),))
     with pytest.raises(OptimizerError, match="rename the region"):
         coarsen_factor(q)
+
+
+def test_schedule_is_validated_once_and_reverted_whole_without_per_pass_checks(monkeypatch):
+    """Outside the tests a pass's output is not validated pass by pass: the final schedule is,
+    once, and an invalid one gives back the program as written with a `schedule` report."""
+    from vyre_vk.opt import pipeline
+
+    class Broken(PassBase):
+        name = "cse"  # stands in for a real pass of PASS_ORDER
+
+        def run(self, program, ctx):
+            return Rewrite((dataclasses.replace(program, workgroup_size=(0, 1, 1)),))
+
+    monkeypatch.setenv("VYRE_VK_CHECK_PASSES", "0")
+    monkeypatch.setattr(pipeline, "PASS_ORDER", (Broken(),))
+    p = _small()
+    graph, reports = pipeline.optimize(p, ["cse"])
+    assert graph.stages == (p,) and reports[-1].name == "schedule" and "invalid program" in reports[-1].why
+    monkeypatch.setenv("VYRE_VK_CHECK_PASSES", "1")
+    graph, reports = pipeline.optimize(p, ["cse"])
+    assert graph.stages == (p,) and reports[0].why.startswith("reverted: cse produced an invalid program")

@@ -261,7 +261,7 @@ def _schedule(program: "Program", options: Options):
 
     if not options.passes:
         return [(program, 1)], [], []
-    graph, reports = optimize(program, options.passes, device_class=options.device_class)
+    graph, reports = optimize(program, options.passes, device_class=options.device_class, validated=True)
     try:
         for st in graph.stages:
             check_limits(st, options.limits)

@@ -20,6 +20,8 @@ Example::
 """
 from __future__ import annotations
 
+import os
+
 from dataclasses import dataclass
 from typing import Iterable, Optional, Union
 
@@ -102,7 +104,13 @@ def _check(name: str, after: Program) -> Optional[str]:
     return None
 
 
-def _run_pass(p: Pass, stages: list, ctx: PassContext) -> tuple[list, list, list]:
+def check_each_pass() -> bool:
+    """Validate every pass's output and revert just that pass ($VYRE_VK_CHECK_PASSES=1, set by the
+    test suite), instead of validating the final schedule once and reverting all of it."""
+    return os.environ.get("VYRE_VK_CHECK_PASSES", "0") == "1"
+
+
+def _run_pass(p: Pass, stages: list, ctx: PassContext, check: bool = True) -> tuple[list, list, list]:
     """Drive `p` over the stages: (new stages, new scratch, one-line whys). A stage the pass
     changes is replaced by the rewrite's stages if they all validate; a split's last stage is
     offered again when `p.repeat`, while the graph stays under `p.max_stages` stages and the
@@ -121,7 +129,7 @@ def _run_pass(p: Pass, stages: list, ctx: PassContext) -> tuple[list, list, list
             r = p.run(cur, ctx)
             if r is None or (len(r.stages) == 1 and r.stages[0] == cur):
                 break
-            bad = next((b for b in (_check(p.name, s) for s in r.stages) if b), None)
+            bad = check and next((b for b in (_check(p.name, s) for s in r.stages) if b), None)
             if bad:
                 whys.append(bad)
                 break
@@ -171,9 +179,14 @@ def _context(device_class: str, local_size: Optional[int], hoist_min_loops: int)
 
 def optimize(program: Program, passes: Union[bool, Iterable[str], None] = True, *,
              device_class: str = "default", local_size: Optional[int] = None,
-             hoist_min_loops: int = 1) -> tuple[ProgramGraph, list[PassReport]]:
+             hoist_min_loops: int = 1, validated: bool = False) -> tuple[ProgramGraph, list[PassReport]]:
     """Run `passes` (True: all; False/None/empty: none; or an iterable of pass names) on
     `program`, in PASS_ORDER. Returns the graph and one PassReport per pass asked for.
+
+    ``validated=True``: the caller has just validated `program` (the compile front door), so it
+    is not validated again. The schedule's stages are validated once at the end (a pass bug
+    never reaches the GPU: the program is then returned as written, with a ``schedule`` report
+    saying why), or after every pass when :func:`check_each_pass`.
 
     >>> from vyre_vk.ops import get
     >>> graph, reports = optimize(get("vyre-libs::nn::mlp_backward").build(), ["cse", "dce"])
@@ -182,22 +195,28 @@ def optimize(program: Program, passes: Union[bool, Iterable[str], None] = True, 
     """
     chosen = _chosen(passes)
     ctx = _context(device_class, local_size, hoist_min_loops)
-    validate(program)
+    if not validated:
+        validate(program)
+    check = check_each_pass()
     stages = [program]
     scratch: list[BufferDecl] = []
     reports: list[PassReport] = []
     for p in PASS_ORDER:
         if p.name not in chosen:
             continue
-        stages, new, whys = _run_pass(p, stages, ctx)
+        stages, new, whys = _run_pass(p, stages, ctx, check)
         scratch += new
         reports.append(PassReport(p.name, bool(whys), "; ".join(whys)))
         if whys:  # e.g. dce after hoisting: lets the main stage no longer reads
             for name in p.tidy:
                 if name in chosen:
-                    stages, new, _ = _run_pass(PASSES[name], stages, ctx)
+                    stages, new, _ = _run_pass(PASSES[name], stages, ctx, check)
                     scratch += new
     reports.sort(key=lambda r: PASS_NAMES.index(r.name))
+    if not check and stages != [program]:
+        bad = next((b for b in (_check("the schedule", st) for st in stages) if b), None)
+        if bad:
+            return ProgramGraph(program, (program,), ()), [*reports, PassReport("schedule", True, bad)]
     return ProgramGraph(program, tuple(stages), tuple(scratch)), reports
 
 
