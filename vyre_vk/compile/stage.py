@@ -116,7 +116,7 @@ def compile_stage(program: "Program", limits: DeviceLimits = DeviceLimits(), *,
     if validate:
         validate_program(program)
     check_limits(program, limits)
-    lowered = lower(program, check=validate)  # validated here or by the caller
+    lowered = lower(program, check=False)  # validated just above, or by the caller
     check_limits(program, limits, lowered)
     try:
         words = spirv.compile_glsl(lowered.glsl, name=f"{op_name(program)}.comp", target_env=lowered.target_env)
