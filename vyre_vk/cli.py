@@ -48,6 +48,20 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value < 2**64:
+        raise argparse.ArgumentTypeError(f"expected a seed in [0, 2^64), got {text!r}. Fix: pass e.g. --seed 0.")
+    return value
+
+
+#: Largest program file the CLI reads (a registered op's JSON is at most a few hundred KiB).
+MAX_PROGRAM_FILE_BYTES = 64 << 20
+
+
 def _doctor(args: argparse.Namespace) -> int:
     import kp
     import pyshaderc
@@ -66,12 +80,12 @@ def _doctor(args: argparse.Namespace) -> int:
     try:
         kp_bridge.require_patches()
     except kp_bridge.KomputeError as e:
-        print(f"ERROR: {e}")
+        print(f"ERROR: {e}", file=sys.stderr)
         ok = False
     try:
         devices = kp_bridge.list_devices()
     except kp_bridge.KomputeError as e:
-        print(f"ERROR: {e}")
+        print(f"ERROR: {e}", file=sys.stderr)
         return EXIT_ENVIRONMENT
     print(f"devices    {len(devices)}")
     for i, props in enumerate(devices):
@@ -80,7 +94,7 @@ def _doctor(args: argparse.Namespace) -> int:
               f"count {tuple(props['max_work_group_count'])}, "
               f"timestamps {'yes' if props['timestamps_supported'] else 'no'}")
     if not devices:
-        print("ERROR: no Vulkan device. Fix: install a driver (tools/bootstrap.sh installs Mesa lavapipe).")
+        print("ERROR: no Vulkan device. Fix: install a driver (tools/bootstrap.sh installs Mesa lavapipe).", file=sys.stderr)
         return EXIT_ENVIRONMENT
     try:
         index = default_index()
@@ -88,7 +102,7 @@ def _doctor(args: argparse.Namespace) -> int:
             print(f"default    [{dev.index}] {dev.name}: {dev.probe}")
             ok = ok and dev.probe.passed
     except VyreError as e:  # DeviceError, KomputeError: the device, not the user
-        print(f"ERROR: {e}")
+        print(f"ERROR: {e}", file=sys.stderr)
         ok = False
     return EXIT_OK if ok else EXIT_ENVIRONMENT
 
@@ -263,7 +277,13 @@ def _read_program_file(spec: str):
     if path.is_dir():
         raise UsageError(f"{spec} is a directory. Fix: name a program .json file (Program.to_json() writes one).")
     try:
-        data = path.read_bytes()
+        if path.exists() and not path.is_file():  # a FIFO or device (/dev/zero) is read without end
+            raise UsageError(f"{spec} is not a regular file. Fix: name a program .json file.")
+        with open(path, "rb") as f:
+            data = f.read(MAX_PROGRAM_FILE_BYTES + 1)
+        if len(data) > MAX_PROGRAM_FILE_BYTES:
+            raise UsageError(f"{spec} is over {MAX_PROGRAM_FILE_BYTES >> 20} MiB, more than any program file. "
+                             "Fix: name a program .json file (Program.to_json() writes one).")
     except FileNotFoundError:
         raise UsageError(f"no such file: {spec}. Fix: check the path, or name a registered op "
                          "(`vyre-vk list` prints them).") from None
@@ -358,7 +378,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("main", help="the seed op on the default device, checked against the reference", **fmt)
     p.add_argument("--model-dim", type=_positive_int, default=64)
     p.add_argument("--hidden-dim", type=_positive_int, default=256)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=_seed, default=0)
     p.set_defaults(fn=_main_job)
     p = sub.add_parser("run", help="run registered ops' test vectors on the reference and Vulkan", **fmt)
     p.add_argument("ops", nargs="*", help="op ids, e.g. vyre-libs::nn::mlp_backward")
@@ -390,7 +410,7 @@ def build_parser() -> argparse.ArgumentParser:
                    **fmt).set_defaults(fn=_doctor)
     p = sub.add_parser("demo", help="GLSL saxpy through pyshaderc and kp, checked against NumPy", **fmt)
     p.add_argument("-n", type=_positive_int, default=100_003)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=_seed, default=0)
     p.set_defaults(fn=_demo)
     return ap
 

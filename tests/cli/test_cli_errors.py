@@ -249,12 +249,13 @@ def test_environment_error_exits_3_in_process(capsys, monkeypatch):
     (["main"], {"VYRE_VK_SPIN_WAIT_US": "abc"}, "VYRE_VK_SPIN_WAIT_US"),
     (["main"], {"VK_ICD_FILENAMES": "/nonexistent.json", "VK_DRIVER_FILES": "/nonexistent.json"}, "vkCreateInstance"),
     (["doctor"], {"VK_ICD_FILENAMES": "/nonexistent.json", "VK_DRIVER_FILES": "/nonexistent.json"}, "vkCreateInstance"),
-], ids=["device-index", "spin-wait", "no-driver-main", "no-driver-doctor"])
+    (["main"], {"VYRE_VK_DEVICE": "99999999999999999999"}, "VYRE_VK_DEVICE"),
+], ids=["device-index", "spin-wait", "no-driver-main", "no-driver-doctor", "huge-device-index"])
 def test_environment_errors_exit_3(argv, env, needle):
     out = cli_env(*argv, **env)
     assert out.returncode == 3, out.stdout + out.stderr
     assert "Traceback" not in out.stderr and needle in out.stdout + out.stderr
-    assert "Fix:" in out.stdout + out.stderr
+    assert "Fix:" in out.stderr  # errors go to stderr, doctor's report included
 
 
 def test_missing_spirv_tool_exits_3(capsys, monkeypatch, tmp_path):
@@ -315,3 +316,17 @@ def test_shaders_writes_whole_files_with_normal_modes(capsys, monkeypatch, tmp_p
     assert all(p.stat().st_mode & 0o077 for p in files)  # not mkstemp's private 0600
     rc, out, _ = run_main(capsys, "shaders", "--check", "--dir", str(target))
     assert rc == 0 and "up to date" in out
+
+
+def test_negative_seed_is_a_usage_error(capsys):
+    rc, _, err = run_main(capsys, "main", "--seed", "-1")
+    assert_error(rc, err, 2, "--seed")
+
+
+def test_emit_refuses_a_file_that_is_not_regular(capsys, tmp_path):
+    """A symlink to /dev/zero named like a program was read until memory ran out."""
+    link = tmp_path / "zero.json"
+    link.symlink_to("/dev/zero")
+    rc, _, err = run_main(capsys, "emit", str(link), "-o", str(tmp_path / "out"))
+    assert_error(rc, err, 2, "not a regular file")
+    assert not (tmp_path / "out").exists()

@@ -516,3 +516,20 @@ def test_pure_subtrees_agrees_with_is_pure(program):
             assert [x for x, _ in pairs][-1] == e and len(pairs) == sum(1 for _ in E.walk(e))
             for x, ok in pairs:
                 assert ok == facts.is_pure(x)
+
+
+def test_dce_is_linear_on_a_ten_thousand_let_chain():
+    """The hostile suite's let-chain-10000 hung in dce (a walk of the rest per let: quadratic)."""
+    import time
+
+    body = [Node.let_bind("v0", Expr.gid_x())]
+    body += [Node.let_bind(f"v{k}", Expr.add(Expr.var(f"v{k - 1}"), Expr.u32(1))) for k in range(1, 10_000)]
+    body += [Node.let_bind("dead", Expr.var("v5")), Node.store("o", Expr.u32(0), Expr.var("v9999"))]
+    p = Program.wrapped([BufferDecl.output("o", 0, DataType.U32).with_count(1)], (1, 1, 1),
+                        [wrap_anonymous("t::chain", body)])
+    t0 = time.perf_counter()
+    graph, reports = optimize(p, ["dce"])
+    assert time.perf_counter() - t0 < 10
+    assert reports[0].why.startswith("removed 1 dead")
+    kept = graph.stages[0].entry[0].body
+    assert len(kept) == 10_001 and all(getattr(n, "name", None) != "dead" for n in kept)

@@ -8,10 +8,13 @@ barriers, returns and traps always stay.
 """
 from __future__ import annotations
 
+from collections import Counter
+
+from ..ir import expr as E
 from ..ir import node as N
 from ..ir.program import Program
-from ..ir.walk import node_bodies, rewrite_nodes, walk_nodes, with_bodies
-from .analysis import Facts, read_vars, replace_entry
+from ..ir.walk import node_bodies, node_exprs, rewrite_nodes, walk_expr, walk_nodes, with_bodies
+from .analysis import Facts, replace_entry
 from .protocol import PassBase, PassContext, Rewrite
 
 
@@ -36,6 +39,7 @@ class _Dce:
     def run_list(self, nodes) -> list:
         nodes = list(nodes)
         i = len(nodes) - 1
+        after = _Reads()  # what nodes[i + 1:] read and assign: one walk per statement, not per let
         while i >= 0:  # backwards: a removal can make an earlier let dead
             n = nodes[i]
             if node_bodies(n):
@@ -45,34 +49,45 @@ class _Dce:
                     self.removed += 1
                     i -= 1
                     continue
-            if isinstance(n, N.Let) and not self.facts.may_trap(n.value):
+            if isinstance(n, N.Let) and not self.facts.may_trap(n.value) and not after.reads(n.name):
                 rest = nodes[i + 1:]
-                if n.name not in _reads_excluding_self(rest, n.name):
-                    assigns = [a for a in walk_nodes(rest) if isinstance(a, N.Assign) and a.name == n.name]
-                    if not any(self.facts.may_trap(a.value) for a in assigns):
-                        nodes[i + 1:] = _drop_assigns(rest, n.name)
-                        del nodes[i]
-                        self.removed += 1 + len(assigns)
-                        # the dropped assignments may have been the last readers of other lets
-                        i = len(nodes) - 1 if assigns else i - 1
-                        continue
+                assigns = ([a for a in walk_nodes(rest) if isinstance(a, N.Assign) and a.name == n.name]
+                           if after.assigns[n.name] else [])
+                if not any(self.facts.may_trap(a.value) for a in assigns):
+                    nodes[i + 1:] = _drop_assigns(rest, n.name) if assigns else rest
+                    del nodes[i]
+                    self.removed += 1 + len(assigns)
+                    if assigns:  # they may have been the last readers of other lets: start over
+                        i, after = len(nodes) - 1, _Reads()
+                    else:
+                        i -= 1
+                    continue
+            after.add(n)
             i -= 1
         return nodes
 
 
-def _reads_excluding_self(nodes, name: str) -> set:
-    """Variables read in `nodes`, not counting `name`'s reads inside assignments to `name`."""
-    reads = set()
-    for n in walk_nodes(nodes):
-        if isinstance(n, N.Assign) and n.name == name:
-            continue
-        reads |= read_vars([_shallow(n)])
-    return reads
+class _Reads:
+    """Counts over a run of statements (nested ones included): per variable, the statements that
+    read it, those of them that are assignments to it, and the assignments to it. A variable is
+    read there, not counting its own assignments' reads, iff the first count beats the second."""
 
+    def __init__(self) -> None:
+        self.total: Counter = Counter()
+        self.own: Counter = Counter()
+        self.assigns: Counter = Counter()
 
-def _shallow(n):
-    bodies = node_bodies(n)
-    return with_bodies(n, [() for _ in bodies]) if bodies else n
+    def add(self, stmt: N.Node) -> None:
+        for m in walk_nodes([stmt]):
+            names = {x.name for e in node_exprs(m) for x in walk_expr(e) if isinstance(x, E.Var)}
+            self.total.update(names)
+            if isinstance(m, N.Assign):
+                self.assigns[m.name] += 1
+                if m.name in names:
+                    self.own[m.name] += 1
+
+    def reads(self, name: str) -> bool:
+        return self.total[name] > self.own[name]
 
 
 class DeadCode(PassBase):

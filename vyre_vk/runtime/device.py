@@ -121,8 +121,9 @@ def default_index() -> int:
     except ValueError:
         raise DeviceError(f"VYRE_VK_DEVICE={raw!r} is not a device index. "
                           "Fix: set it to an integer from `vyre-vk doctor`'s device list.") from None
-    if index < 0:
-        raise DeviceError(f"VYRE_VK_DEVICE={index} is negative. Fix: use an index from `vyre-vk doctor`.")
+    if not 0 <= index < 2**31:
+        raise DeviceError(f"VYRE_VK_DEVICE={raw} is not a device index (0 to 2^31 - 1). "
+                          "Fix: use an index from `vyre-vk doctor`.")
     return index
 
 
@@ -135,7 +136,7 @@ class Device:
     """
 
     def __init__(self, index: int | None = None, *, allow_loop_limit: bool = False) -> None:
-        if index is not None and (type(index) is not int or index < 0):
+        if index is not None and (type(index) is not int or not 0 <= index < 2**31):
             raise DeviceError(f"device index {index!r} is not a non-negative integer. "
                               "Fix: pass an index from `vyre-vk doctor`'s device list.")
         self.index = default_index() if index is None else index
