@@ -253,7 +253,7 @@ def test_no_vulkan_driver_is_an_error_not_an_abort(tmp_path):
     out = subprocess.run([sys.executable, "-m", "vyre_vk.cli", "doctor"], env=env, capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 3, out.stdout + out.stderr  # 134 would be the loader's abort
-    assert "vkCreateInstance failed" in out.stdout and "Fix:" in out.stdout
+    assert "vkCreateInstance failed" in out.stderr and "Fix:" in out.stderr  # errors on stderr
     code = "from vyre_vk.runtime import Device\ntry:\n    Device()\nexcept Exception as e:\n    print(type(e).__name__)"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "KomputeError", out.stdout + out.stderr
