@@ -18,6 +18,7 @@ from vyre_vk.opt import (PASS_NAMES, coarsen, constant_fold, cse, dce, hoist_inv
 from vyre_vk.ir.walk import walk_nodes
 from vyre_vk.reference.eval import EvalError
 from vyre_vk.testing.strategies import programs, program_inputs
+from vyre_vk.ir.walk import node_exprs, walk_expr
 
 U32, I32, F32 = DataType.U32, DataType.I32, DataType.F32
 SEED = "vyre-libs::nn::mlp_backward"
@@ -180,7 +181,7 @@ def test_fold_keeps_i32_division_by_zero_and_propagates_constants():
                   Node.let_bind("k", Expr.u32(3)),
                   Node.store("out", Expr.var("k"), Expr.f32(1.0))])
     q, _ = constant_fold(prog)
-    divs = [x for n in walk_nodes(q.entry) for e in N.node_exprs(n) for x in E.walk(e)
+    divs = [x for n in walk_nodes(q.entry) for e in node_exprs(n) for x in walk_expr(e)
             if isinstance(x, E.BinOpExpr) and x.op is E.BinOp.Div]
     assert divs, "i32 1/0 must stay: the reference aborts on it"
     assert any(isinstance(n, N.Store) and n.index == Expr.u32(3) for n in walk_nodes(q.entry))
@@ -233,10 +234,10 @@ def test_licm_does_not_hoist_traps_out_of_zero_trip_loops():
                   Node.store("out", Expr.u32(0), Expr.var("s"))], bufs, wg=(1, 1, 1))
     q, _ = licm(prog)
     loop = next(n for n in walk_nodes(q.entry) if isinstance(n, N.Loop))
-    outside = [x for n in q.entry[0].body if not isinstance(n, N.Loop) for e in N.node_exprs(n) for x in E.walk(e)]
+    outside = [x for n in q.entry[0].body if not isinstance(n, N.Loop) for e in node_exprs(n) for x in walk_expr(e)]
     assert not any(isinstance(x, E.BinOpExpr) and x.op is E.BinOp.Div for x in outside)
     assert any(isinstance(x, E.BinOpExpr) and x.op is E.BinOp.Div
-               for n in loop.body for e in N.node_exprs(n) for x in E.walk(e))
+               for n in loop.body for e in node_exprs(n) for x in walk_expr(e))
     assert reference.run(q, {"d": np.zeros(1, np.int32)})["out"][0] == 0  # 0 trips: no 7/0
 
 
@@ -250,7 +251,7 @@ def test_licm_hoists_pure_invariants_and_keeps_f32_order():
     q, why = licm(prog)
     assert "moved 1" in why
     loop = next(n for n in walk_nodes(q.entry) if isinstance(n, N.Loop))
-    assert all(not isinstance(x, E.Load) for n in loop.body for e in N.node_exprs(n) for x in E.walk(e))
+    assert all(not isinstance(x, E.Load) for n in loop.body for e in node_exprs(n) for x in walk_expr(e))
     a = np.linspace(-3, 3, 8, dtype=np.float32)
     same(reference.run(prog, {"a": a}), reference.run(q, {"a": a}))
 
@@ -511,9 +512,9 @@ def test_pure_subtrees_agrees_with_is_pure(program):
     from vyre_vk.opt.analysis import Facts
     facts = Facts(program)
     for n in walk_nodes(program.entry):
-        for e in N.node_exprs(n):
+        for e in node_exprs(n):
             pairs = facts.pure_subtrees(e)
-            assert [x for x, _ in pairs][-1] == e and len(pairs) == sum(1 for _ in E.walk(e))
+            assert [x for x, _ in pairs][-1] == e and len(pairs) == sum(1 for _ in walk_expr(e))
             for x, ok in pairs:
                 assert ok == facts.is_pure(x)
 

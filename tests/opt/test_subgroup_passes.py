@@ -11,6 +11,7 @@ from vyre_vk.ir import expr as E
 from vyre_vk.ir import node as N
 from vyre_vk.opt import PASS_NAMES, hoist_invariant, licm, optimize, workgroup_size
 from vyre_vk.ir.walk import walk_nodes
+from vyre_vk.ir.walk import node_exprs, walk_expr
 
 U32, F32 = DataType.U32, DataType.F32
 u, v = Expr.u32, Expr.var
@@ -45,7 +46,7 @@ def _loop_prog(n: int = 64) -> Program:
 
 
 def _collectives(p: Program) -> list:
-    return [x for n in walk_nodes(p.entry) for e in N.node_exprs(n) for x in E.walk(e)
+    return [x for n in walk_nodes(p.entry) for e in node_exprs(n) for x in walk_expr(e)
             if isinstance(x, E.SUBGROUP_COLLECTIVES + (E.SubgroupLocalId, E.SubgroupSize))]
 
 
@@ -78,7 +79,7 @@ def test_hoisting_passes_leave_collectives_in_their_loop():
     assert hoist_invariant(p) is None  # nothing else in the loop to move: no pre-pass at all
     q, _ = licm(p)
     loop = next(n for n in walk_nodes(q.entry) if isinstance(n, N.Loop))
-    inside = [x for n in walk_nodes(loop.body) for e in N.node_exprs(n) for x in E.walk(e)
+    inside = [x for n in walk_nodes(loop.body) for e in node_exprs(n) for x in walk_expr(e)
               if isinstance(x, E.SUBGROUP_COLLECTIVES)]
     assert len(inside) == 2 and len(_collectives(q)) == 2
 

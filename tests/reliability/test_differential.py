@@ -18,6 +18,8 @@ from vyre_vk.lower import lower
 from vyre_vk.spirv import compile_glsl
 from vyre_vk.testing import fuzz
 from vyre_vk.testing.strategies import cases, programs
+from vyre_vk.ir.walk import node_exprs, walk_expr
+from vyre_vk.ir.paths import labelled_bodies
 
 SEEN = collections.Counter()
 
@@ -63,7 +65,7 @@ def test_strategies_cover_every_kind():
         while stack:
             n = stack.pop()
             kinds[type(n).__name__] += 1
-            for _, body in N.node_bodies(n):
+            for _, body in labelled_bodies(n):
                 stack.extend(body)
         for e in program_exprs(p):
             kinds[type(e).__name__] += 1
@@ -99,15 +101,15 @@ def test_generated_programs_are_race_free(case):
     mach = _Machine(program, mem, dispatch_grid(program, {k: v.shape[0] for k, v in mem.items()}))
     everyone = np.ones(mach.n, bool)
     accesses, _ = fuzz.access_pattern(program)
-    atomic_ops = {x.op for n in fuzz._walk_nodes(program.entry) for e in N.node_exprs(n) for x in E.walk(e)
+    atomic_ops = {x.op for n in fuzz._walk_nodes(program.entry) for e in node_exprs(n) for x in walk_expr(e)
                   if isinstance(x, E.Atomic)}
     commutative = {E.AtomicOp.Add, E.AtomicOp.Or, E.AtomicOp.Xor, E.AtomicOp.Max, E.AtomicOp.Min}
     lets = [n for n in fuzz._walk_nodes(program.entry) if isinstance(n, N.Let)]
     atomic_lets = {n.name for n in lets if isinstance(n.value, E.Atomic)}
-    used = {x.name for n in fuzz._walk_nodes(program.entry) for e in N.node_exprs(n) for x in E.walk(e)
+    used = {x.name for n in fuzz._walk_nodes(program.entry) for e in node_exprs(n) for x in walk_expr(e)
             if isinstance(x, E.Var)}
     between_barriers = set()
-    for lst in [program.entry] + [b for n in fuzz._walk_nodes(program.entry) for _, b in N.node_bodies(n)]:
+    for lst in [program.entry] + [b for n in fuzz._walk_nodes(program.entry) for _, b in labelled_bodies(n)]:
         for prev, n in zip(lst, lst[1:]):
             if isinstance(prev, N.Barrier) and isinstance(n, N.Let) and isinstance(n.value, E.Load):
                 between_barriers.add(n.value.index)

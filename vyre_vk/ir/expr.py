@@ -456,15 +456,3 @@ for _n, _cls in (("gid", InvocationId), ("local", LocalId), ("workgroup", Workgr
 del _name, _cls, _n, _op, _axis, _xyz
 
 
-# children / walk: the tree walker's (vyre_vk.ir.walk), kept here under their historical names.
-# walk.py imports this module, so they are bound on first use (PEP 562), not at import time.
-def __getattr__(name: str) -> Callable:
-    """``children(e)`` (walk.expr_children) and ``walk(e)`` (walk.walk_expr, pre-order)."""
-    if name == "children":
-        from .walk import expr_children as fn  # late: walk.py imports this module
-    elif name == "walk":
-        from .walk import walk_expr as fn
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = fn
-    return fn

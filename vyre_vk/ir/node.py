@@ -265,18 +265,3 @@ setattr(Node, "return", Node.return_)  # vyre's name is a Python keyword; reacha
 del _name, _cls
 
 
-# node_exprs / node_bodies: the tree walker's (vyre_vk.ir.walk, and vyre_vk.ir.paths for the labelled
-# bodies), kept here under their historical names. Both modules import this one, so the names are
-# bound on first use (PEP 562), not at import time.
-def __getattr__(name: str) -> Callable:
-    """``node_exprs(n)``: the expressions `n` evaluates itself (walk.node_exprs);
-    ``node_bodies(n)``: its statement lists with their path labels, e.g. ``(("if.then", (...)), ...)``
-    (paths.labelled_bodies)."""
-    if name == "node_exprs":
-        from .walk import node_exprs as fn  # late: walk.py imports this module
-    elif name == "node_bodies":
-        from .paths import labelled_bodies as fn  # late: paths.py imports this module
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = fn
-    return fn

@@ -218,32 +218,32 @@ class Program:
         """Buffers taking a logical input slot, in declaration order."""
         return tuple(b for b in self.buffers if b.is_input)
 
-    # ---- serialisation, hashing, validation: serial.py and validate.py build and check Programs, so these
-    # methods import them at call time (the documented lazy edges of tests/test_structure.py).
+    # ---- serialisation, hashing, validation: serial.py and validate.py build and check Programs,
+    # so they register their functions here when vyre_vk.ir loads them (no import back to them).
     def to_json(self) -> str:
         """Versioned JSON text; `Program.from_json(p.to_json()) == p` exactly."""
-        from .serial import to_json
-        return to_json(self)
+        return CODEC["to_json"](self)
 
     @staticmethod
     def from_json(text: str) -> "Program":
         """Parse and validate; malformed input raises ProgramFormatError."""
-        from .serial import from_json
-        return from_json(text)
+        return CODEC["from_json"](text)
 
     def to_dict(self) -> dict:
-        from .serial import program_to_dict
-        return program_to_dict(self)
+        return CODEC["to_dict"](self)
 
     def content_hash(self) -> str:
         """Hex SHA-256 of the canonical serialisation (stable across processes)."""
-        from .serial import canonical_bytes
-        return hashlib.sha256(canonical_bytes(self)).hexdigest()
+        return hashlib.sha256(CODEC["canonical_bytes"](self)).hexdigest()
 
     def validate(self) -> "Program":
-        from .validate import validate
-        validate(self)
+        CODEC["validate"](self)
         return self
+
+
+#: Filled by vyre_vk.ir.serial (to_json, from_json, to_dict, canonical_bytes) and
+#: vyre_vk.ir.validate (validate), which vyre_vk.ir imports with this module.
+CODEC: dict[str, Any] = {}
 
 
 def wrap_anonymous(generator: str, body: Sequence[Node]) -> Region:

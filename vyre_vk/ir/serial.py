@@ -23,7 +23,7 @@ from vyre_vk.errors import VyreError
 from . import expr as E
 from . import node as N
 from .optable import AtomicOp, BinOp, UnOp
-from .program import BufferDecl, Program
+from .program import CODEC, BufferDecl, Program
 from .types import BufferAccess, DataType, IRError, MemoryOrdering, show
 from .validate import ValidationError, validate as _validate
 
@@ -333,3 +333,5 @@ def from_json(text: Any, validate: bool = True) -> Program:
     except ValueError as exc:
         raise ProgramFormatError(f"invalid JSON: {exc}. Fix: check the file is complete and not truncated") from None
     return program_from_dict(d, validate)
+
+CODEC.update(to_json=to_json, from_json=from_json, to_dict=program_to_dict, canonical_bytes=canonical_bytes)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Optional
 
 from . import node as N
-from .program import Program
+from .program import CODEC, Program
 from .types import DataType
 from .validate_base import (MAX_EXPR_DEPTH, MAX_NESTING, MAX_NODES, MAX_WORKGROUP_INVOCATIONS, UNSUPPORTED,
                             BufferAccessError, BufferDeclError, ControlFlowError, Ctx, ProgramShapeError, ScopeError,
@@ -69,3 +69,5 @@ def expr_type(program: Program, e: object, env: Optional[dict[str, DataType]] = 
 __all__ = ["validate", "expr_type", "ValidationError", "ProgramShapeError", "BufferDeclError", "UndeclaredName",
            "ScopeError", "TypeMismatch", "BufferAccessError", "UnsupportedFeature", "ControlFlowError", "MAX_NODES",
            "MAX_NESTING", "MAX_EXPR_DEPTH", "MAX_WORKGROUP_INVOCATIONS", "UNSUPPORTED"]
+
+CODEC["validate"] = validate

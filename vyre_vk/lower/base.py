@@ -19,6 +19,7 @@ from .names import glsl_names
 from .result import LoweringError
 from .spelling import CAST_GLSL, STORAGE_TYPE, Spelling
 from .vector import VectorPlan
+from vyre_vk.ir.paths import labelled_bodies
 
 U32, I32, F32, BOOL = DataType.U32, DataType.I32, DataType.F32, DataType.Bool
 
@@ -57,7 +58,7 @@ def _assigned_names(nodes: tuple) -> set[str]:
         n = stack.pop()
         if isinstance(n, N.Assign):
             out.add(n.name)
-        for _, body in N.node_bodies(n):
+        for _, body in labelled_bodies(n):
             stack.extend(body)
     return out
 

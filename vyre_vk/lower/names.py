@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from ..ir import node as N
 from ..ir.program import Program
+from vyre_vk.ir.paths import labelled_bodies
 
 _MAX_STEM = 64
 _LONG_MARK = "ZZ"
@@ -108,7 +109,7 @@ def glsl_names(program: Program) -> GlslNames:
             variables.append(n.name)
         elif isinstance(n, N.Loop):
             variables.append(n.var)
-        for _, body in N.node_bodies(n):
+        for _, body in labelled_bodies(n):
             stack.extend(body)
     return GlslNames(buffers=_stems([b.name for b in program.buffers]),
                      variables={n: "v_" + s for n, s in _stems(variables).items()})

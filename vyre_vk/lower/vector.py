@@ -47,6 +47,8 @@ from ..ir import expr as E
 from ..ir import node as N
 from ..ir.program import Program
 from ..ir.types import DataType
+from vyre_vk.ir.walk import node_exprs, walk_expr
+from vyre_vk.ir.paths import labelled_bodies
 
 COARSENED_REGION_PREFIX = "vyre_vk.opt.coarsen:"
 VECTOR_WIDTH = 4
@@ -70,18 +72,18 @@ class VectorPlan:
 def _walk_nodes(nodes):
     for n in nodes:
         yield n
-        for _, body in N.node_bodies(n):
+        for _, body in labelled_bodies(n):
             yield from _walk_nodes(body)
 
 
 def _exprs(nodes):
     for n in _walk_nodes(nodes):
-        for e in N.node_exprs(n):
-            yield from E.walk(e)
+        for e in node_exprs(n):
+            yield from walk_expr(e)
 
 
 def _pure_u32(e: E.Expr) -> bool:
-    return all(isinstance(x, (E.LitU32, E.BufLen, E.BinOpExpr)) for x in E.walk(e))
+    return all(isinstance(x, (E.LitU32, E.BufLen, E.BinOpExpr)) for x in walk_expr(e))
 
 
 def _aliases(body: tuple, g: str) -> frozenset:
