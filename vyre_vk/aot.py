@@ -153,8 +153,8 @@ class Module:
         """Each stage's grid for bound element counts by buffer name."""
         return [formula_grid(st, counts, self.scratch) for st in self.stages]
 
-    def _plan(self, arrays: dict) -> _Plan:
-        key = tuple(a.size for a in arrays.values())
+    def _plan(self, arrays: dict, grid: Optional[tuple] = None) -> _Plan:
+        key = (grid, *[a.size for a in arrays.values()])
         plan = self._plans.get(key)
         if plan is not None:
             self._plans.move_to_end(key)
@@ -166,7 +166,8 @@ class Module:
         for s in self.scratch:
             tensors[s["name"]] = mgr.tensor_t(np.zeros(s["count"], np.dtype(s["storage"])))
         extra, algos, traps = [], [], []
-        for k, (st, grid) in enumerate(zip(self.stages, self.grids({n: a.size for n, a in arrays.items()}))):
+        grids = [list(grid)] if grid else self.grids({n: a.size for n, a in arrays.items()})
+        for k, (st, grid) in enumerate(zip(self.stages, grids)):
             slots = {b["binding"]: tensors[b["name"]] for b in st["bindings"] if b["role"] != "trap"}
             if st["trap"]:
                 trap = mgr.tensor_t(np.zeros(st["trap"]["words"], np.uint32))
@@ -232,13 +233,19 @@ class Module:
             arrays[name] = canonical_f32(arr) if name in self._canon else arr
         return arrays
 
-    def run(self, inputs: Optional[Mapping[str, Any]] = None) -> dict[str, np.ndarray]:
-        """Run once; returns a fresh array per result buffer (inout and output), by name."""
+    def run(self, inputs: Optional[Mapping[str, Any]] = None, *, grid: Optional[tuple] = None) -> dict[str, np.ndarray]:
+        """Run once; returns a fresh array per result buffer (inout and output), by name.
+        ``grid`` overrides a single-stage module's workgroup grid (as ``Kernel.run(grid=...)`` does)."""
+        if grid is not None:
+            grid = tuple(int(v) for v in grid)
+            if len(self.stages) != 1 or len(grid) != 3 or min(grid) < 1:
+                raise InputError(None, f"grid {grid} needs a single-stage module and three positive integers",
+                                 "emit the program --as-written to override its grid")
         arrays = self._bind(inputs or {})
         if self._empty:  # nothing bound: no dispatch could change anything visible (kp cannot bind nothing)
             return {}
         with self._lock:
-            plan = self._plan(arrays)
+            plan = self._plan(arrays, grid)
             for name, view in plan.staging.items():
                 view[:] = arrays[name]
             for _, words in plan.traps:
