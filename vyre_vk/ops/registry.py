@@ -55,7 +55,7 @@ class OpEntry:
     explicit f32 tolerance (None: the program-derived default, 4 or 128 ULP).
     `builder` and `params` (the builder's keyword defaults, e.g. model_dim=2, read from its
     signature by `register_op`) let tools rebuild the op at another size:
-    ``entry.build_with(model_dim=64)``.
+    ``entry.build_with(model_dim=64)``. `bench` is the size tools/bench/ops.py runs it at.
     """
 
     id: str
@@ -66,6 +66,8 @@ class OpEntry:
     ulp: Optional[int] = None
     builder: Optional[Callable[..., Program]] = None
     params: Mapping[str, Any] = field(default_factory=dict)
+    # The op's realistic benchmark size: builder overrides for tools/bench/ops.py (None: not benchmarked).
+    bench: Optional[Mapping[str, Any]] = None
 
     def build_with(self, **overrides: Any) -> Program:
         """The program with some builder parameters changed (others as registered).
@@ -112,11 +114,13 @@ def builder_params(builder: Callable[..., Program]) -> dict[str, Any]:
 
 
 def register_op(op_id: str, builder: Callable[..., Program], *, category: str, ulp: Optional[int],
-                test_inputs: Callable[[], Cases], expected_output: Callable[[], Cases]) -> OpEntry:
+                test_inputs: Callable[[], Cases], expected_output: Callable[[], Cases],
+                bench: Optional[Mapping[str, Any]] = None) -> OpEntry:
     """Register the op `op_id` built by `builder`: ``build()`` is ``builder()`` and ``params`` its
     keyword defaults (read from the signature, so the registered size is written once)."""
     return register(OpEntry(id=op_id, build=builder, builder=builder, params=builder_params(builder),
-                            test_inputs=test_inputs, expected_output=expected_output, category=category, ulp=ulp))
+                            test_inputs=test_inputs, expected_output=expected_output, category=category, ulp=ulp,
+                            bench=dict(bench) if bench is not None else None))
 
 
 def format_params(params: Mapping[str, Any]) -> str:
@@ -148,6 +152,10 @@ def register(entry: OpEntry) -> OpEntry:
         raise OpRegistrationError(f"op `{entry.id}` registers params {format_params(entry.params)} but its builder's "
                          f"defaults are {format_params(builder_params(entry.builder))}. Fix: register it with "
                          "register_op(), which reads the params from the builder's signature.")
+    unknown = sorted(set(entry.bench or {}) - set(entry.params))
+    if unknown:
+        raise OpRegistrationError(f"op `{entry.id}` declares bench={dict(entry.bench)} but its builder takes no "
+                                  f"{', '.join(unknown)}. Fix: use the builder's parameters: {format_params(entry.params)}.")
     _REGISTRY[entry.id] = entry
     return entry
 

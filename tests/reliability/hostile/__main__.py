@@ -16,6 +16,8 @@ def main(argv=None) -> int:
     ap.add_argument("--only", action="append", default=[], metavar="PATTERN",
                     help="case ids matching this glob or substring (repeatable)")
     ap.add_argument("-j", "--jobs", type=int, default=2, help="worker processes at a time (default 2)")
+    ap.add_argument("--fresh", action="store_true",
+                    help="a new interpreter per case instead of forking from a fork server (slower)")
     ap.add_argument("--list", action="store_true", help="list the selected cases and per-family counts")
     ap.add_argument("--out", help="folder for the report and the SPIR-V cache (default: a new temp folder)")
     args = ap.parse_args(argv)
@@ -41,7 +43,7 @@ def main(argv=None) -> int:
         mark = "" if not r.failed else f"  <- {r.outcome}"
         print(f"[{done[0]:3}/{len(cases)}] {r.outcome:5} {r.seconds:5.1f}s {r.case.id}{mark}", file=sys.stderr, flush=True)
 
-    results = run_all(cases, args.jobs, out, progress)
+    results = run_all(cases, args.jobs, out, progress, fork_server=not args.fresh)
     text = table(results, time.monotonic() - t0, children_cpu() - c0)
     (out / "hostile-report.txt").write_text(text + "\n")
     (out / "hostile-cases.tsv").write_text(listing(results) + "\n")

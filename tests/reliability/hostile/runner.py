@@ -1,5 +1,8 @@
 """Run hostile cases, each in its own worker process with a timeout, and tabulate the outcomes.
 
+Workers are forked from a fork server (zygote.py) that imported vyre_vk once; ``fork_server=False``
+(``--fresh``) starts a new interpreter per case instead, the slow way with the same outcomes.
+
 Every worker gets ``VYRE_VK_CACHE_DIR`` under this run's folder (cases that poison the cache
 never touch the user's) and a process group of its own (a hang is killed with everything it
 forked, after a SIGUSR1 that makes the worker's faulthandler print where it is stuck).
@@ -9,7 +12,9 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
+import queue
 import re
+import select as io_select
 import resource
 import signal
 import subprocess
@@ -92,29 +97,39 @@ def judge(case: Case, rc: Optional[int], stdout: str, stderr: str, timed_out: bo
     return outcome, detail
 
 
-def run_one(case: Case, cache_root: Path, python: str = sys.executable) -> Result:
+def _env(cache_root: Path) -> dict:
     # The user's vyre-vk settings (budgets, caps, caches) would change outcomes; the device choice stays.
     env = {k: v for k, v in os.environ.items() if not k.startswith("VYRE_VK_") or k == "VYRE_VK_DEVICE"}
     env.update(VYRE_VK_CACHE_DIR=str(cache_root), VYRE_VK_CACHE_DIR_ROOT=str(cache_root),
                HOSTILE_TMP=str(cache_root.parent / "scratch"), PYTHONUNBUFFERED="1")
+    return env
+
+
+def _stop(pid: int) -> None:
+    """A hung worker: SIGUSR1 (its faulthandler prints where it is stuck), then kill its whole group."""
+    try:
+        os.kill(pid, signal.SIGUSR1)
+        time.sleep(1.0)
+    except ProcessLookupError:
+        pass
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def run_one(case: Case, cache_root: Path, python: str = sys.executable) -> Result:
+    """``case`` in a fresh interpreter (what the fork server's children stand in for)."""
     t0 = time.monotonic()
-    proc = subprocess.Popen([python, "-m", "tests.reliability.hostile.worker", case.id], cwd=str(REPO), env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
-                            start_new_session=True)
+    proc = subprocess.Popen([python, "-m", "tests.reliability.hostile.worker", case.id], cwd=str(REPO),
+                            env=_env(cache_root), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            errors="replace", start_new_session=True)
     timed_out = False
     try:
         out, err = proc.communicate(timeout=case.timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-        try:
-            os.kill(proc.pid, signal.SIGUSR1)  # the worker's faulthandler prints where it is stuck
-            proc.wait(1.0)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            pass
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        _stop(proc.pid)
         try:
             out, err = proc.communicate(timeout=10)
         except subprocess.TimeoutExpired:  # a grandchild outside the group holds the pipes
@@ -124,6 +139,54 @@ def run_one(case: Case, cache_root: Path, python: str = sys.executable) -> Resul
     return Result(case, outcome, detail, time.monotonic() - t0, proc.returncode, err or "")
 
 
+class Zygote:
+    """One fork server (zygote.py): a case per fork, imports paid once per run instead of per case."""
+
+    def __init__(self, cache_root: Path, python: str = sys.executable):
+        self.cache_root, self.python, self.n = cache_root, python, 0
+        self.outdir = cache_root.parent / "worker-output"
+        self.outdir.mkdir(parents=True, exist_ok=True)
+        self.proc = subprocess.Popen([python, "-m", "tests.reliability.hostile.zygote"], cwd=str(REPO),
+                                     env=_env(cache_root), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     bufsize=0)
+        self.buf = b""
+
+    def _line(self, deadline: Optional[float]) -> Optional[str]:
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.buf:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not io_select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                raise EOFError("the fork server exited")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.decode()
+
+    def run(self, case: Case) -> Result:
+        t0 = time.monotonic()
+        self.n += 1
+        prefix = str(self.outdir / f"{os.getpid()}-{id(self)}-{self.n}")
+        self.proc.stdin.write(f"{case.id}\t{prefix}\n".encode())
+        pid = int(self._line(time.monotonic() + 30).split()[1])
+        status = self._line(time.monotonic() + case.timeout)
+        timed_out = status is None
+        if timed_out:
+            _stop(pid)
+            status = self._line(time.monotonic() + 10)
+        rc = int(status.split()[1])
+        out, err = (Path(prefix + s).read_text(errors="replace") for s in (".out", ".err"))
+        for s in (".out", ".err"):
+            Path(prefix + s).unlink()
+        outcome, detail = judge(case, rc, out, err, timed_out)
+        return Result(case, outcome, detail, time.monotonic() - t0, rc, err)
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(30)
+
+
 def preflight(python: str = sys.executable) -> Optional[str]:
     """None if vyre_vk imports in a fresh process, else the error (every case would just repeat it)."""
     p = subprocess.run([python, "-c", "import vyre_vk.runtime, vyre_vk.reference, vyre_vk.cli"], cwd=str(REPO),
@@ -131,18 +194,41 @@ def preflight(python: str = sys.executable) -> Optional[str]:
     return None if p.returncode == 0 else (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
 
 
-def run_all(cases: list[Case], jobs: int = 2, workdir: Optional[Path] = None, progress=None) -> list[Result]:
+def run_all(cases: list[Case], jobs: int = 2, workdir: Optional[Path] = None, progress=None,
+            fork_server: bool = True) -> list[Result]:
+    """Every case, ``jobs`` at a time: forked from a zygote each (default), or each a new interpreter."""
     workdir = Path(workdir or tempfile.mkdtemp(prefix="vyre-hostile-"))
     cache_root = workdir / "spirv-cache"
     cache_root.mkdir(parents=True, exist_ok=True)
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = [pool.submit(run_one, c, cache_root) for c in cases]
-        results = []
-        for f in futures:
-            r = f.result()
-            results.append(r)
-            if progress is not None:
-                progress(r)
+    zygotes: queue.Queue = queue.Queue()
+    for _ in range(max(1, jobs) if fork_server else 0):
+        zygotes.put(Zygote(cache_root))
+
+    def one(case: Case) -> Result:
+        if not fork_server:
+            return run_one(case, cache_root)
+        z = zygotes.get()
+        try:
+            return z.run(case)
+        except (EOFError, AttributeError, ValueError, OSError) as e:  # the server died: say so, start another
+            z.proc.kill()
+            z = Zygote(cache_root)
+            return Result(case, "crash", f"fork server failed: {e}", 0.0, None, "")
+        finally:
+            zygotes.put(z)
+
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            futures = [pool.submit(one, c) for c in cases]
+            results = []
+            for f in futures:
+                r = f.result()
+                results.append(r)
+                if progress is not None:
+                    progress(r)
+    finally:
+        while not zygotes.empty():
+            zygotes.get().close()
     return results
 
 
