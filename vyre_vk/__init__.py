@@ -8,12 +8,14 @@ oracle for every result.
 __version__ = "0.1.0"
 
 
-def run(program, inputs=None, **kwargs):
-    """Run ``program`` on the default Vulkan device: ``vyre_vk.run(p, {"a": a})["out"]``.
+__all__ = ["run", "__version__"]
 
-    A repeated call with the same Program object costs one dictionary lookup over
-    ``Kernel.run`` (no hashing, no validation)."""
-    global run
-    from vyre_vk.runtime import run as _run
-    run = _run  # later calls skip this import
-    return _run(program, inputs, **kwargs)
+
+def __getattr__(name: str):
+    """``vyre_vk.run`` (vyre_vk.runtime.run: run a Program on the default Vulkan device) is
+    imported on first use, so ``import vyre_vk`` stays free of kp and the device (PEP 562)."""
+    if name == "run":
+        from vyre_vk.runtime import run
+        globals()["run"] = run  # later lookups are plain module attributes
+        return run
+    raise AttributeError(f"module 'vyre_vk' has no attribute {name!r}")

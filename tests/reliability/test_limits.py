@@ -4,6 +4,8 @@ Limits used: maxComputeWorkGroupCount / maxComputeWorkGroupSize / maxComputeWork
 and (patch 0008) maxComputeSharedMemorySize / maxStorageBufferRange from kp's
 get_device_properties(); a bound buffer is at most min(maxStorageBufferRange, 2**31 - 1) bytes.
 """
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -55,8 +57,8 @@ def test_grid_over_max_work_group_count(vk_device, no_kp):
 
 
 def test_workgroup_over_device_limits(vk_device, monkeypatch):
-    props = dict(vk_device.properties, max_work_group_size=(32, 4, 1), max_work_group_invocations=64)
-    monkeypatch.setattr(vk_device, "properties", props)
+    small = dataclasses.replace(vk_device.limits, workgroup_size=(32, 4, 1), workgroup_invocations=64)
+    monkeypatch.setattr(vk_device, "limits", small)
     monkeypatch.setattr(vk_device, "_kernels", type(vk_device._kernels)())
     for wg in [(64, 1, 1), (1, 8, 1), (1, 1, 2), (32, 4, 1)]:  # last: per-axis ok, 128 > 64 invocations
         with pytest.raises(LaunchError, match="workgroup size"):

@@ -269,11 +269,14 @@ class Device:
         if recent is not None and recent[0] is program:
             return recent[1]
         from vyre_vk.compile import Options, compile_program
+        from vyre_vk.ir import Program
         from vyre_vk.runtime.kernel import Kernel
 
         options = Options(passes, self.device_class, self.limits)
-        key = f"{program.content_hash()}|{options.key}" if hasattr(program, "content_hash") else ""
-        kernel = self._cached(key) if key else None
+        if not isinstance(program, Program):  # compile_program says what it got and what to pass
+            return Kernel(self, compile_program(program, options))
+        key = f"{program.content_hash()}|{options.key}"
+        kernel = self._cached(key)
         if kernel is None:
             kernel = self._remember(key, Kernel(self, compile_program(program, options)))
         with self.lock:

@@ -121,8 +121,7 @@ class Kernel:
         # No storage buffer, scratch or trap words at all: a dispatch could change nothing visible.
         self._nothing_bound = not self._names and not self.scratch and all(
             st.lowered.trap_binding is None for st in self.stages)
-        for st in self.stages:
-            self._check_workgroup(st)
+        for st in self.stages:  # workgroup and shared-memory limits: checked by compile (compile.stage.check_limits)
             if (st.lowered.trap_binding or 0) >= MAX_BINDING_SLOTS:
                 raise LaunchError(f"binding {st.lowered.trap_binding} (trap words) is over the runtime's "
                                   f"{MAX_BINDING_SLOTS} slots. Fix: number storage buffers densely from 0.")
@@ -143,15 +142,6 @@ class Kernel:
     @property
     def glsl(self) -> str:
         return "\n".join(s.lowered.glsl for s in self.stages)
-
-    def _check_workgroup(self, stage: Stage) -> None:
-        props = self.device.properties
-        wg = tuple(stage.lowered.workgroup_size)
-        limit = tuple(props["max_work_group_size"])
-        if any(w > m for w, m in zip(wg, limit)) or int(np.prod(wg)) > props["max_work_group_invocations"]:
-            raise LaunchError(
-                f"workgroup size {wg} exceeds {self.device.name}'s limits (per axis {limit}, "
-                f"{props['max_work_group_invocations']} invocations). Fix: declare a smaller workgroup_size.")
 
     def _check_grid(self, g: Any) -> tuple[int, int, int]:
         ok = isinstance(g, (tuple, list)) and len(g) == 3 and all(
