@@ -12,6 +12,7 @@ os.environ.setdefault("VYRE_VK_CHECK_PASSES", "1")
 SLOW_FILES = (
     "tests/reliability/",
     "tests/tools/test_bench_smoke.py",
+    "tests/tools/test_bench_ops.py",
     "tests/ops/test_random.py",
     "tests/ops/nn/test_attention.py",
     "tests/ops/nn/test_quest.py",

@@ -243,3 +243,90 @@ INTERFACE = {
         ("signal", 0, RO, T.F32, 8), ("kernel", 1, RO, T.F32, 8), ("signal_freq", 0, WG, T.F32, 8),
         ("kernel_freq", 0, WG, T.F32, 8), ("product_freq", 0, WG, T.F32, 8), ("output", 2, OUT, T.F32, 8)]),
 }
+
+# ------------------------------------------------------------ math (elementwise, reductions, scan), logical,
+# substrate, representation (issue 16)
+_U32_BINARY = ((64, 1, 1), [("a", 0, RO, T.U32, 4), ("b", 1, RO, T.U32, 4), ("out", 2, OUT, T.U32, 4)])
+_BITSET_BINARY = ((256, 1, 1), _U32_BINARY[1])   # vyre-primitives' bitset word programs, wrapped
+INTERFACE.update({
+    "vyre-libs::math::avg_floor": _U32_BINARY,
+    "vyre-libs::math::wrapping_neg": ((64, 1, 1), [("a", 0, RO, T.U32, 4), ("out", 1, OUT, T.U32, 4)]),
+    "vyre-libs::math::clamp_u32": ((64, 1, 1), [
+        ("input", 0, RO, T.U32, 4), ("lo", 1, RO, T.U32, 4), ("hi", 2, RO, T.U32, 4), ("out", 3, OUT, T.U32, 4)]),
+    **{f"vyre-libs::math::{op}": ((64, 1, 1), [("input", 0, RO, T.U32, 4), ("out", 1, OUT, T.U32, 4)])
+       for op in ("lzcnt_u32", "tzcnt_u32")},
+    "vyre-libs::math::square": _UNARY_F32,
+    "vyre-libs::math::reduce_mean": ((256, 1, 1), [
+        ("input", 0, RO, T.F32, 4), ("mean_scratch", 0, WG, T.F32, 256), ("output", 1, OUT, T.F32, 1)]),
+    "vyre-libs::math::weighted_sum_fma_f32": _f32(("weights", 4), ("values", 4), ("output", 1), wg=(1, 1, 1)),
+    # n = 4: one workgroup of next_pow2(4) lanes, double-buffered scan arrays of that size
+    "vyre-libs::math::scan_prefix_sum": ((4, 1, 1), [
+        ("input", 0, RO, T.U32, 4), ("output", 1, OUT, T.U32, 4), ("__output_scan_a", 0, WG, T.U32, 4),
+        ("__output_scan_b", 0, WG, T.U32, 4)]),
+    "vyre-libs::logical::and": _BITSET_BINARY,
+    "vyre-libs::logical::or": _BITSET_BINARY,
+    "vyre-libs::logical::xor": _BITSET_BINARY,
+    "vyre-libs::logical::nand": _U32_BINARY,
+    "vyre-libs::logical::nor": _U32_BINARY,
+    "vyre-libs::substrate::indexed_map": ((4, 1, 1), [("input", 0, RO, T.U32, 4), ("out", 1, OUT, T.U32, 4)]),
+    "vyre-libs::substrate::strided_accumulate": ((4, 1, 1), [
+        ("values", 0, RO, T.U32, 4), ("scratch", 0, WG, T.U32, 4), ("out", 1, OUT, T.U32, 1)]),
+    "vyre-libs::representation::unpack_4bit_f32": ((64, 1, 1), [
+        ("input", 0, RO, T.U32, 2), ("output", 1, OUT, T.F32, 16)]),
+})
+CHILD_REGIONS.update({
+    **{f"vyre-libs::logical::{op}": (f"vyre-primitives::bitset::{op}", f"vyre-libs::logical::{op}")
+       for op in ("and", "or", "xor")},
+    # build_indexed_map nests its child under the op's Region, here the skeleton's own id
+    "vyre-libs::substrate::indexed_map": ("vyre-libs::substrate::indexed_map", "vyre-libs::substrate::indexed_map"),
+})
+# vyre's OpEntry category where it is not "math" for vyre-libs::math::* and "nn" otherwise (None: unset)
+CATEGORY = {
+    **{f"vyre-libs::logical::{op}": None for op in ("and", "nand", "nor", "or", "xor")},
+    "vyre-libs::substrate::indexed_map": None, "vyre-libs::substrate::strided_accumulate": None,
+    "vyre-libs::representation::unpack_4bit_f32": None,
+}
+
+# ------------------------------------------------------------ hash, decode (issue 16): vyre's family-scoped names
+_H = "vyre-libs::hash::"
+_D = "vyre-libs::decode::"
+
+
+def _hash_row(family, n, out_words):
+    return (1, 1, 1), [(f"__vyre_{family}_input", 0, RO, T.U32, n), (f"__vyre_{family}_out", 1, OUT, T.U32, out_words)]
+
+
+INTERFACE.update({
+    _H + "adler32": _hash_row("hash_adler32", 3, 1),
+    _H + "crc32": _hash_row("hash_crc32", 3, 1),
+    _H + "fnv1a32": _hash_row("hash_fnv1a32", 3, 1),
+    _H + "fnv1a64": _hash_row("hash_fnv1a64", 3, 2),
+    _H + "multi_hash": _hash_row("hash_multi", 3, 3),
+    _H + "blake3_compress": ((1, 1, 1), [
+        ("__vyre_hash_blake3_compress_chaining_in", 0, RO, T.U32, 8),
+        ("__vyre_hash_blake3_compress_message", 1, RO, T.U32, 16),
+        ("__vyre_hash_blake3_compress_params", 2, RO, T.U32, 4),
+        ("__vyre_hash_blake3_compress_chaining_out", 3, OUT, T.U32, 8)]),
+    _D + "base64": ((64, 1, 1), [
+        ("__vyre_decode_base64_input", 0, RO, T.U32, 8), ("__vyre_decode_base64_table", 1, RO, T.U32, 256),
+        ("__vyre_decode_base64_decoded", 2, OUT, T.U32, 6), ("__vyre_decode_base64_decoded_len", 3, RW, T.U32, 1)]),
+    _D + "hex": ((64, 1, 1), [
+        ("__vyre_decode_hex_input", 0, RO, T.U32, 6), ("__vyre_decode_hex_decoded", 1, OUT, T.U32, 3),
+        ("__vyre_decode_hex_table", 2, RO, T.U32, 256)]),
+    _D + "inflate_stored_block": ((64, 1, 1), [
+        ("__vyre_decode_inflate_input", 0, RO, T.U32, 10), ("__vyre_decode_inflate_decoded", 1, OUT, T.U32, 10),
+        ("__vyre_decode_inflate_inflated_len", 2, RW, T.U32, 1)]),
+    _D + "encodex": ((256, 1, 1), [
+        ("__vyre_decode_encodex_input", 0, RO, T.U32, 5), ("__vyre_decode_encodex_histogram", 1, RW, T.U32, 256),
+        ("__vyre_decode_encodex_encoding_id", 2, OUT, T.U32, 1)]),
+})
+CHILD_REGIONS.update({
+    **{_H + op: (f"vyre-primitives::hash::{op}", _H + op)
+       for op in ("adler32", "crc32", "fnv1a32", "fnv1a64", "multi_hash")},
+    _D + "base64": ("vyre-primitives::decode::base64_decode", _D + "base64"),
+    _D + "hex": ("vyre-primitives::decode::hex_decode", _D + "hex"),
+    _D + "inflate_stored_block": ("vyre-primitives::decode::inflate_stored", _D + "inflate_stored_block"),
+    _D + "encodex": ("vyre-primitives::text::byte_histogram_256", _D + "encodex"),
+})
+CATEGORY.update({_H + op: None for op in ("adler32", "blake3_compress", "crc32", "fnv1a32", "fnv1a64", "multi_hash")})
+CATEGORY.update({_D + op: None for op in ("base64", "encodex", "hex", "inflate_stored_block")})

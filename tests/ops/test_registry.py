@@ -16,7 +16,7 @@ from vyre_vk.ir import DataType as T
 from vyre_vk.ops.registry import OpRegistrationError, builder_params
 from vyre_vk.testing.parity import ulp_budget
 
-from .interfaces import CHILD_REGIONS, GENERATOR, INTERFACE, OUT, VYRE_EXPLICIT_ULP, WG
+from .interfaces import CATEGORY, CHILD_REGIONS, GENERATOR, INTERFACE, OUT, VYRE_EXPLICIT_ULP, WG
 from .measure import registered_elements
 from .oracles import ORACLES
 
@@ -63,7 +63,7 @@ def test_interface_matches_vyre(entry):
         got.append((b.name, 0 if b.is_workgroup else b.binding, access, b.element, b.count))
     assert got == rows
     assert p.entry[0].generator == GENERATOR.get(entry.id, entry.id)
-    assert entry.category == ("math" if entry.id.startswith("vyre-libs::math::") else "nn")
+    assert entry.category == CATEGORY.get(entry.id, "math" if entry.id.startswith("vyre-libs::math::") else "nn")
 
 
 @pytest.mark.parametrize("op_id", sorted(CHILD_REGIONS))

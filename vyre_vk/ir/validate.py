@@ -6,7 +6,8 @@ subclass naming the kind of problem). Each error carries `.path` (the node path,
 `.fix` (how to fix it); ``str(err)`` is ``"<path>: <message> Fix: <fix>"``.
 
 The rules live in validate_shape (workgroup size, buffers), validate_stmt (statements, scopes,
-control flow), validate_expr (expression types) and validate_subgroup (subgroup collectives);
+control flow), validate_expr (expression types), validate_subgroup (subgroup collectives) and
+validate_hazard (fusion hazards: plain and atomic accesses of a buffer with no barrier between);
 validate_base holds the errors, limits and context. This module is the front door and
 re-exports their public names.
 
@@ -28,6 +29,7 @@ from .validate_base import (MAX_EXPR_DEPTH, MAX_NESTING, MAX_NODES, MAX_WORKGROU
                             BufferAccessError, BufferDeclError, ControlFlowError, Ctx, ProgramShapeError, ScopeError,
                             TypeMismatch, UndeclaredName, UnsupportedFeature, ValidationError, err)
 from .validate_expr import static_zero as _static_zero  # noqa: F401 (opt/fold.py, testing/strategies.py)
+from .validate_hazard import check_hazards
 from .validate_shape import check_buffers, check_workgroup
 from .validate_stmt import check_list
 from .validate_subgroup import has_collective as _has_collective  # (lower/glsl.py)
@@ -58,6 +60,7 @@ def validate(program: Program) -> None:
                 f"program entry node {i} is `{type(n).__name__}` instead of a Region.",
                 "build the program with Program.wrapped(...) or wrap the body with wrap_anonymous(op_id, body).")
     check_list(ctx, program.entry, "entry", depth=0, divergent=False)
+    check_hazards(program.entry, "entry")
 
 
 def expr_type(program: Program, e: object, env: Optional[dict[str, DataType]] = None) -> Optional[DataType]:

@@ -1,5 +1,5 @@
 """Validation of statements: scopes and names, assignments, stores, control flow (loops, ifs,
-barriers, returns), unreachable code and fusion hazards between sibling statements.
+barriers, returns) and unreachable code (fusion hazards: validate_hazard).
 
 Part of :mod:`vyre_vk.ir.validate`; expressions are validate_expr's, subgroup placement
 validate_subgroup's.
@@ -33,29 +33,13 @@ def check_list(ctx: Ctx, nodes: tuple, path: str, depth: int, divergent: bool,
         err(ProgramShapeError, path, f"statement list is a {type(nodes).__name__}, not a tuple.",
             "build nodes with the Node helpers (they store tuples).")
     ctx.scopes.append(new_scope if new_scope is not None else {})
-    # Fusion hazard tracking (vyre validate.rs::report_alias_hazards), reset by barriers.
-    plain_reads: set[str] = set()
-    atomics: set[str] = set()
+    # Fusion hazards are validate_hazard's (one pass over the whole entry after these checks).
     for i, n in enumerate(nodes):
         npath = f"{path}[{i}]"
         if i > 0 and isinstance(nodes[i - 1], N.Return):
             err(ControlFlowError, npath, "unreachable statement after `return`.",
                 "remove the statements after Return or move the Return to the end of the list.")
         check_node(ctx, n, npath, depth, divergent)
-        if isinstance(n, N.Barrier):
-            plain_reads.clear()
-            atomics.clear()
-            continue
-        reads, atoms = buffer_uses(n)
-        clash = (reads & atomics) | (atoms & plain_reads)
-        if clash:
-            b = sorted(clash)[0]
-            err(ControlFlowError, npath,
-                f"fusion hazard on buffer `{b}`: one statement accesses it non-atomically and a sibling "
-                "statement accesses it atomically, with no barrier between them.",
-                "insert Node.barrier() between the two statements, or use atomics for every access.")
-        plain_reads |= reads
-        atomics |= atoms
     ctx.scopes.pop()
 
 

@@ -113,7 +113,7 @@ def builder_params(builder: Callable[..., Program]) -> dict[str, Any]:
     return params
 
 
-def register_op(op_id: str, builder: Callable[..., Program], *, category: str, ulp: Optional[int],
+def register_op(op_id: str, builder: Callable[..., Program], *, category: Optional[str], ulp: Optional[int],
                 test_inputs: Callable[[], Cases], expected_output: Callable[[], Cases],
                 bench: Optional[Mapping[str, Any]] = None) -> OpEntry:
     """Register the op `op_id` built by `builder`: ``build()`` is ``builder()`` and ``params`` its
@@ -206,3 +206,5 @@ def all_ops() -> list[OpEntry]:
 def _load_all() -> None:
     # Importing the op modules registers them (like inventory::submit! at link time).
     from . import math, nn  # noqa: F401
+    from . import logical, representation, substrate  # noqa: F401
+    from . import decode, hash  # noqa: F401

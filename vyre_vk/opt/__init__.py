@@ -1,7 +1,10 @@
 """The optimiser: pure IR -> IR passes that keep the reference result bit-identical.
 
 Passes (in the order `optimize` runs them, ``PASS_ORDER``; their names are ``PASS_NAMES``):
-``constant_fold``, ``dce``, ``cse``, ``licm``, ``hoist_invariant`` (splits a program into a
+``constant_fold``, ``dce``, ``split_phases`` (one workgroup's barrier-separated phases as
+separate kernels, its workgroup memory as scratch), ``spread`` (those phases' strided maps as
+one invocation per element, their strided folds as chains over many workgroups with the map
+part computed first), ``cse``, ``licm``, ``hoist_invariant`` (splits a program into a
 pre-pass + main program: a graph), ``fission`` (independent loop chains of a pre-pass in
 separate invocations + a combine), ``unroll`` (load prefetch in long reduction loops),
 ``workgroup_size`` (free local size per device class), ``coarsen`` (4 elements per
@@ -17,9 +20,11 @@ from .fission import FISSION, fission
 from .fold import CONSTANT_FOLD, constant_fold
 from .hoist import HOIST_INVARIANT, Hoisted, hoist_invariant
 from .licm import LICM, licm
+from .phases import SPLIT_PHASES, split_phases
 from .pipeline import (DEFAULT_PASSES, MAX_FISSIONS, MAX_STAGES, PASS_NAMES, PASS_ORDER, PASSES, PassReport,
                        ProgramGraph, optimize, run_reference)
 from .protocol import OptimizerError, Pass, PassBase, PassContext, Rewrite
+from .spread import SPREAD
 from .unroll import UNROLL_LOADS, unroll_loads
 
 __all__ = ["optimize", "PassReport", "ProgramGraph", "run_reference", "PASS_ORDER", "PASS_NAMES", "PASSES",
@@ -27,4 +32,4 @@ __all__ = ["optimize", "PassReport", "ProgramGraph", "run_reference", "PASS_ORDE
            "OptimizerError", "constant_fold", "cse", "dce", "licm", "hoist_invariant", "Hoisted", "fission",
            "unroll_loads", "workgroup_size", "coarsen", "CONSTANT_FOLD", "DCE", "CSE", "LICM", "HOIST_INVARIANT",
            "FISSION", "UNROLL_LOADS", "WORKGROUP_SIZE", "COARSEN", "coarsen_factor", "device_class",
-           "invocation_total", "BEST_LOCAL_SIZE", "uses_workgroup_scope"]
+           "invocation_total", "BEST_LOCAL_SIZE", "uses_workgroup_scope", "SPLIT_PHASES", "split_phases", "SPREAD"]

@@ -21,7 +21,8 @@ Same values, same operations in the same order: bit-identical. A load may move a
 of statements of earlier iterations because the loop body writes no buffer (no store,
 no atomic): a load has no effect, and reads out of bounds give zero wherever they are
 evaluated. Prefetched loads are those whose index depends only on the loop variable
-and on variables the loop body does not define or assign, and that cannot trap.
+and on variables the loop body does not define or assign (the body's leading index lets,
+``let idx = chunk * T + local``, are inlined into it), and that cannot trap.
 """
 from __future__ import annotations
 
@@ -77,13 +78,38 @@ def _candidate(loop: N.Loop, facts: Facts, factor: int) -> Optional[list]:
     local = defined_vars(loop.body) | assigned_vars(loop.body)
     if loop.var in local:
         return None
+    index_lets = _index_lets(loop, local, facts)
     loads: list = []
     for x in xs:
-        if (isinstance(x, E.Load) and x not in loads and x.buffer not in facts.workgroup_bufs
-                and not facts.may_trap(x)
-                and not any(isinstance(v, E.Var) and v.name in local for v in walk_expr(x.index))):
-            loads.append(x)
+        if not isinstance(x, E.Load) or x in [ld for ld, _ in loads] or x.buffer in facts.workgroup_bufs:
+            continue
+        at = _inline(x.index, index_lets)
+        if not facts.may_trap(x) and not any(isinstance(v, E.Var) and v.name in local for v in walk_expr(at)):
+            loads.append((x, at))
     return loads or None
+
+
+def _index_lets(loop: N.Loop, local: set, facts: Facts) -> dict:
+    """The loop body's leading lets that compute an index from the loop variable and values the
+    body never changes (``let idx = chunk * T + local``): name -> value, for inlining into a
+    prefetched load's index. Pure arithmetic only (no load, nothing that may trap)."""
+    out: dict = {}
+    changed = assigned_vars(loop.body)
+    for n in loop.body:
+        if not isinstance(n, N.Let) or n.name in changed:
+            break
+        v = _inline(n.value, out)
+        ok = not facts.may_trap(v) and all(
+            not isinstance(x, (E.Load, E.BufLen, E.Atomic, E.Call)) and not (isinstance(x, E.Var) and x.name in local)
+            for x in walk_expr(v))
+        if not ok:
+            break
+        out[n.name] = v
+    return out
+
+
+def _inline(e: E.Expr, lets: dict) -> E.Expr:
+    return map_expr(e, lambda x: lets.get(x.name) if isinstance(x, E.Var) else None) if lets else e
 
 
 def unroll_loads(p: Program, factor: int = UNROLL) -> tuple[Program, str]:
@@ -109,9 +135,9 @@ def unroll_loads(p: Program, factor: int = UNROLL) -> tuple[Program, str]:
             at = E.Var(mb) if k == 0 else E.BinOpExpr(E.BinOp.Add, E.Var(mb), E.LitU32(k))
             sub = lambda e, at=at: map_expr(e, lambda x: at if x == E.Var(loop.var) else None)  # noqa: E731
             row = {}
-            for ld in loads:
+            for ld, at_index in loads:
                 name = fresh("pf")
-                body.append(N.Let(name, E.Load(ld.buffer, sub(ld.index))))
+                body.append(N.Let(name, E.Load(ld.buffer, sub(at_index))))
                 row[ld] = E.Var(name)
             names.append(row)
         for k in range(factor):

@@ -14,6 +14,11 @@ Example::
 from . import (math_algebra, math_atomic, math_broadcast, math_conv, math_fft, math_linalg,  # noqa: F401
                math_reduce_variance, math_succinct, nn_activation, nn_attention, nn_backward, nn_linear, nn_moe,
                nn_norm, nn_optim, nn_quant)
+from . import (logical_binary, math_avg_floor, math_bit_count_ops, math_clamp_u32,  # noqa: F401
+               math_reduce_mean, math_scan, math_square, math_weighted_sum, math_wrapping_neg,
+               representation_unpack, substrate_catalog)
+from . import (decode_base64, decode_encodex, decode_hex, decode_inflate, hash_adler32,  # noqa: F401
+               hash_blake3_compress, hash_crc32, hash_fnv1a32, hash_fnv1a64, hash_multi_hash)
 from .core import ORACLES, Oracle, oracle
 
 __all__ = ["ORACLES", "Oracle", "oracle"]

@@ -174,6 +174,7 @@ JOIN_ENTRY = register_op(
     test_inputs=lambda: [[pack_u32_slice(_LATTICE_A), pack_u32_slice(_LATTICE_B)]],
     expected_output=lambda: [[pack_u32_slice([0xFFFFFFFF, 0xFFFFFFFF, 0x00000000, 0xFFFFFFFF])]],
     category="math", ulp=ULP,
+    bench=dict(size=1 << 24),
 )
 
 MEET_ENTRY = register_op(
@@ -181,6 +182,7 @@ MEET_ENTRY = register_op(
     test_inputs=lambda: [[pack_u32_slice(_LATTICE_A), pack_u32_slice(_LATTICE_B)]],
     expected_output=lambda: [[pack_u32_slice([0x00000000, 0x00000000, 0x00000000, 0x00000000])]],
     category="math", ulp=ULP,
+    bench=dict(size=1 << 24),
 )
 
 MINPLUS_MUL_ENTRY = register_op(
@@ -188,6 +190,7 @@ MINPLUS_MUL_ENTRY = register_op(
     test_inputs=lambda: [[pack_u32_slice([10, 20, _U32_MAX, _U32_MAX - 1]), pack_u32_slice([1, 2, 3, 4])]],
     expected_output=lambda: [[pack_u32_slice([11, 22, _U32_MAX, _U32_MAX])]],
     category="math", ulp=ULP,
+    bench=dict(size=1 << 24),
 )
 
 BOOL_MATMUL_ENTRY = register_op(
@@ -195,6 +198,7 @@ BOOL_MATMUL_ENTRY = register_op(
     test_inputs=lambda: [[pack_u32_slice([1, 0, 1, 0, 1, 0]), pack_u32_slice([0, 1, 1, 0, 0, 0])]],
     expected_output=lambda: [[pack_u32_slice([0, 1, 1, 0])]],
     category="math", ulp=ULP,
+    bench=dict(rows=512, inner=512, cols=512),
 )
 
 SKETCH_MIX_ENTRY = register_op(
@@ -203,4 +207,5 @@ SKETCH_MIX_ENTRY = register_op(
     # vyre computes these with a Rust closure of the same mix: mix(1), mix(2), mix(3), mix(4).
     expected_output=lambda: [[pack_u32_slice([0xBD55FC18, 0xF04F52F1, 0xD2EF712C, 0x855AA83B])]],
     category="math", ulp=ULP,
+    bench=dict(size=1 << 24),
 )

@@ -37,4 +37,5 @@ ENTRY = register_op(
     test_inputs=lambda: [[pack_u32_slice([42])]],
     expected_output=lambda: [[pack_u32_slice([42, 42, 42, 42])]],
     category="math", ulp=ULP,
+    bench=dict(n=1 << 24),
 )

@@ -116,4 +116,5 @@ ENTRY = register_op(
     test_inputs=lambda: [[pack_f32_slice([2.0] * 256)]],
     expected_output=lambda: [[pack_f32_slice([0.0])]],
     category="math", ulp=ULP,
+    bench=dict(n=1 << 24),
 )

@@ -183,6 +183,7 @@ RANK_SUPERBLOCKS_ENTRY = register_op(
     test_inputs=lambda: [[pack_u32_slice(_BITS)]],
     expected_output=lambda: [[pack_u32_slice([0, 4, 20])]],
     category="math", ulp=ULP,
+    bench=dict(word_count=1 << 16, block_words=32),
 )
 
 SELECT_QUERY_ENTRY = register_op(
@@ -190,6 +191,7 @@ SELECT_QUERY_ENTRY = register_op(
     test_inputs=lambda: [[pack_u32_slice(_BITS), pack_u32_slice([1, 2, 3, 4, 5])]],
     expected_output=lambda: [[pack_u32_slice([0, 1, 3, 63, 80])]],
     category="math", ulp=ULP,
+    bench=dict(word_count=4096, query_count=1 << 16),
 )
 
 RANK_QUERY_ENTRY = register_op(
@@ -197,4 +199,5 @@ RANK_QUERY_ENTRY = register_op(
     test_inputs=lambda: [[pack_u32_slice(_BITS), pack_u32_slice([0, 4, 20]), pack_u32_slice([0, 1, 4, 63, 80])]],
     expected_output=lambda: [[pack_u32_slice([0, 1, 3, 3, 4])]],
     category="math", ulp=ULP,
+    bench=dict(word_count=1 << 20, query_count=1 << 20, block_words=32),
 )

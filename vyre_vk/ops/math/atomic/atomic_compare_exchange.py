@@ -51,4 +51,5 @@ ENTRY = register_op(
     # serial CAS from state 10: i=0 matches -> 11; the rest do not. trace = pre-op states.
     expected_output=lambda: [[pack_u32_slice([11]), pack_u32_slice([10, 11, 11, 11])]],
     category="math", ulp=ULP,
+    bench=dict(n=4096),
 )

@@ -50,4 +50,5 @@ ENTRY = register_op(
     test_inputs=lambda: [[pack_u32_slice([0])]],
     expected_output=lambda: [[pack_u32_slice([12345])]],
     category="math", ulp=ULP,
+    bench=dict(),
 )

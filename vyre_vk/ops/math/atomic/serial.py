@@ -70,6 +70,7 @@ def _register(fn_name: str) -> None:
         test_inputs=lambda: [[pack_u32_slice(values), pack_u32_slice([initial])]],
         expected_output=lambda: [[pack_u32_slice([final]), pack_u32_slice(trace)]],
         category="math", ulp=ULP,
+        bench=dict(n=4096),
     )
 
 

@@ -51,4 +51,5 @@ ENTRY = register_op(
     expected_output=lambda: [[pack_f32_slice([2.0, 2.0, 1.0, 0.0, 2.0, 3.0, 2.0, 1.0,
                                               1.0, 2.0, 3.0, 2.0, 0.0, 1.0, 2.0, 2.0])]],
     category="math", ulp=ULP,
+    bench=dict(h=2048, w=2048),
 )

@@ -56,4 +56,5 @@ ENTRY = register_op(
     test_inputs=lambda: [[pack_f32_slice(_fixture_input())]],
     expected_output=lambda: [[pack_f32_slice(_naive_im2col(_fixture_input(), 4, 4))]],
     category="math", ulp=ULP,
+    bench=dict(h=2048, w=2048),
 )

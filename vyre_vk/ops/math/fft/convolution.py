@@ -129,6 +129,7 @@ ENTRY_MULTIPLY = register_op(
                           pack_f32_slice([5.0, 6.0, -2.0, 1.0, 0.5, -1.0, 3.0, 0.0])]],
     expected_output=lambda: [[pack_f32_slice([-7.0, -16.0, -10.0, 5.0, 0.0, -1.25, 0.0, 6.0])]],
     category="math", ulp=ULP,
+    bench=dict(),
 )
 
 ENTRY_SCALE = register_op(
@@ -136,6 +137,7 @@ ENTRY_SCALE = register_op(
     test_inputs=lambda: [[pack_f32_slice([4.0, -8.0, -12.0, 16.0, 0.0, 0.0, 2.0, -4.0])]],
     expected_output=lambda: [[pack_f32_slice([1.0, 2.0, -3.0, -4.0, 0.0, 0.0, 0.5, 1.0])]],
     category="math", ulp=ULP,
+    bench=dict(),
 )
 
 ENTRY_CONVOLVE = register_op(
@@ -144,4 +146,5 @@ ENTRY_CONVOLVE = register_op(
                           pack_f32_slice([1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0])]],
     expected_output=lambda: [[pack_f32_slice([5.0, 0.0, 3.0, 0.0, 5.0, 0.0, 7.0, 0.0])]],
     category="math", ulp=ULP,
+    bench=dict(),
 )

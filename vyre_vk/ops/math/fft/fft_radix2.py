@@ -103,4 +103,5 @@ ENTRY = register_op(
     test_inputs=lambda: [[pack_f32_slice([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])]],
     expected_output=lambda: [[pack_f32_slice([1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0])]],
     category="math", ulp=ULP,
+    bench=dict(),
 )

@@ -58,4 +58,5 @@ ENTRY = register_op(
     test_inputs=lambda: [[bytes(256 * 4), bytes(256 * 4)]],
     expected_output=lambda: [[pack_u32_slice([0])]],
     category="math", ulp=ULP,
+    bench=dict(n=1 << 24),
 )

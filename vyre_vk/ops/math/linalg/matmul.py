@@ -101,6 +101,7 @@ ENTRY = register_op(
     # [62,68,74,80,174,196,218,240,286,324,362,400,398,452,506,560]
     expected_output=_matmul_expected,
     category="math", ulp=ULP,
+    bench=dict(m=1024, k=1024, n=1024),
 )
 
 def bias_vector_inputs() -> list:
@@ -117,6 +118,7 @@ ENTRY_BIAS = register_op(
     test_inputs=bias_vector_inputs,
     expected_output=bias_vector_expected,
     category="math", ulp=ULP,
+    bench=dict(m=1024, k=1024, n=1024),
 )
 
 ENTRY_BIAS_SCALAR = register_op(
@@ -124,4 +126,5 @@ ENTRY_BIAS_SCALAR = register_op(
     test_inputs=lambda: [[pack_u32_slice([2]), pack_u32_slice([3]), pack_u32_slice([5])]],
     expected_output=lambda: [[pack_u32_slice([11])]],
     category="math", ulp=ULP,
+    bench=dict(),
 )

@@ -57,4 +57,5 @@ ENTRY = register_op(
     test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0]), pack_f32_slice([5.0, 6.0, 7.0, 8.0])]],
     expected_output=lambda: [[pack_f32_slice([19.0, 22.0, 43.0, 50.0])]],
     category="math", ulp=ULP,
+    bench=dict(),
 )

@@ -214,6 +214,7 @@ ENTRY = register_op(
     test_inputs=lambda: [bias_vector_inputs()[0][:2]],
     expected_output=lambda: [[pack_u32_slice([19, 22, 43, 50])]],
     category="math", ulp=ULP,
+    bench=dict(m=1024, k=1024, n=1024, tile=16),
 )
 
 ENTRY_BIAS = register_op(
@@ -221,4 +222,5 @@ ENTRY_BIAS = register_op(
     test_inputs=bias_vector_inputs,
     expected_output=bias_vector_expected,
     category="math", ulp=ULP,
+    bench=dict(m=1024, k=1024, n=1024, tile=16),
 )

@@ -105,4 +105,5 @@ ENTRY = register_op(
     # [0.46077347, 1.5425355]
     expected_output=lambda: [[f32_bits([0x3EEBEA80, 0x3FC571CE])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1024, vocab_size=32000),
 )

@@ -47,4 +47,5 @@ ENTRY = register_op(
                           pack_u32_slice([1, 0])]],                        # tokens
     expected_output=lambda: [[pack_f32_slice([4.0, 5.0, 6.0, 1.0, 2.0, 3.0])]],
     category="nn", ulp=ULP,
+    bench=dict(n=8192, embed_dim=1024),
 )

@@ -42,4 +42,5 @@ ENTRY = register_op(
     # [0, 0.841192, -0.158808, 1.9545977]
     expected_output=lambda: [[f32_bits([0x00000000, 0x3F57585C, 0xBE229E90, 0x3FFA3042])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24),
 )

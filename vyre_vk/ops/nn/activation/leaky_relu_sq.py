@@ -38,4 +38,5 @@ ENTRY = register_op(
     # vyre computes these with max(0.5x, x)^2 in f32: [0, 4, 4, 1]
     expected_output=lambda: [[pack_f32_slice([0.0, 4.0, 4.0, 1.0])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24),
 )

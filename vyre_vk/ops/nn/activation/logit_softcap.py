@@ -35,4 +35,5 @@ ENTRY = register_op(
     # Listed bit patterns in vyre: [0, 13.863514, -28.920828, 29.92374]
     expected_output=lambda: [[f32_bits([0x00000000, 0x415DD0F4, 0xC1E75DDB, 0x41EF63D2])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24),
 )

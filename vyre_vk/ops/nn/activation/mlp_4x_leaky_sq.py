@@ -134,6 +134,7 @@ ENTRY = register_op(
                           pack_f32_slice(_W2), pack_f32_slice([0.0, 0.0])]],
     expected_output=lambda: [[f32_bits(_OUT_BITS)]],
     category="nn", ulp=ULP,
+    bench=dict(model_dim=2048, hidden_dim=8192),
 )
 
 HIDDEN_ENTRY = register_op(
@@ -142,6 +143,7 @@ HIDDEN_ENTRY = register_op(
     # Computed by vyre on the host: [1.21, 1.9600003, 2.89, 4.0]
     expected_output=lambda: [[f32_bits([0x3F9AE148, 0x3FFAE14A, 0x4038F5C3, 0x40800000])]],
     category="nn", ulp=ULP,
+    bench=dict(model_dim=2048, hidden_dim=8192),
 )
 
 OUTPUT_ENTRY = register_op(
@@ -150,4 +152,5 @@ OUTPUT_ENTRY = register_op(
                           pack_f32_slice([1.21, 1.96, 2.89, 4.0])]],
     expected_output=lambda: [[f32_bits(_OUT_BITS)]],
     category="nn", ulp=ULP,
+    bench=dict(model_dim=2048, hidden_dim=8192),
 )

@@ -40,4 +40,5 @@ ENTRY = register_op(
     # vyre lists the f32 literals 1.11, 2.22, 3.33, 4.44 (not the computed sums; see tests/ops).
     expected_output=lambda: [[pack_f32_slice([1.11, 2.22, 3.33, 4.44])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24),
 )

@@ -54,4 +54,5 @@ ENTRY = register_op(
     test_inputs=lambda: [[pack_u32_slice([0, 5, 10, 0])]],
     expected_output=lambda: [[pack_u32_slice([0, 5, 10, 0])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24),
 )

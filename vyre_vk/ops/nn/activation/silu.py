@@ -39,4 +39,5 @@ ENTRY = register_op(
     # [0, 0.7310586, -0.26894143, 1.761594]
     expected_output=lambda: [[f32_bits([0x00000000, 0x3F3B26A8, 0xBE89B2B1, 0x3FE17BEA])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24),
 )

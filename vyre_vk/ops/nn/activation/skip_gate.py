@@ -46,4 +46,5 @@ ENTRY = register_op(
     # vyre computes sigmoid(g)*b + (1-sigmoid(g))*s on the host: [20, 20]
     expected_output=lambda: [[pack_f32_slice([20.0, 20.0])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24),
 )

@@ -40,4 +40,5 @@ ENTRY = register_op(
     # [0, 1.4621172, -0.8068243, 7.046376]; (g*u)*s and g*(u*s) round alike here.
     expected_output=lambda: [[f32_bits([0x00000000, 0x3FBB26A8, 0xBF4E8C0A, 0x40E17BEA])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24),
 )

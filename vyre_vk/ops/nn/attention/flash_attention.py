@@ -101,4 +101,5 @@ ENTRY = register_op(
     # uniform scores: every row is mean(v) = 4.0
     expected_output=lambda: [[pack_f32_slice([4.0] * 9)]],
     category="nn", ulp=ULP,
+    bench=dict(seq_len=1024, head_dim=64),
 )

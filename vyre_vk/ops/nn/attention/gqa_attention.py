@@ -123,4 +123,5 @@ ENTRY = register_op(
     expected_output=lambda: [[bytes([145, 214, 132, 65, 146, 214, 212, 65, 111, 41, 187, 65, 183, 148, 5, 66,
                                      111, 41, 187, 65, 183, 148, 5, 66, 145, 214, 132, 65, 146, 214, 212, 65])]],
     category="nn", ulp=ULP,
+    bench=dict(n_q_heads=8, n_kv_heads=2, seq_len=512, head_dim=64),
 )

@@ -73,4 +73,5 @@ ENTRY = register_op(
     # cos=1, sin=0: the rotation is the identity
     expected_output=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])]],
     category="nn", ulp=ULP,
+    bench=dict(num_heads=32, seq_len=2048, head_dim=128, rope_dims=64),
 )

@@ -42,4 +42,5 @@ ENTRY = register_op(
                           pack_f32_slice([5.25, 3.0])]],         # gain per head
     expected_output=lambda: [[pack_f32_slice([5.25, 10.5, 9.0, 12.0])]],
     category="nn", ulp=ULP,
+    bench=dict(num_heads=32, seq_len=2048, head_dim=128),
 )

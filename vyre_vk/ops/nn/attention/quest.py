@@ -131,4 +131,5 @@ ENTRY = register_op(
     expected_output=lambda: [[pack_f32_slice([0.0, SCORE_SENTINEL, SCORE_SENTINEL, 0.5]),
                               pack_u32_slice([2, 1, 0, 0])]],
     category="nn", ulp=ULP,
+    bench=dict(num_pages=4096, k=16, d_head=128),
 )

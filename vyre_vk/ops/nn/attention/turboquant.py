@@ -85,4 +85,5 @@ ENTRY = register_op(
     # scores [3, 7]; out = [3*1 + 7*0, 3*0 + 7*1]
     expected_output=lambda: [[pack_f32_slice([3.0, 7.0])]],
     category="nn", ulp=ULP,
+    bench=dict(seq_len=4096, d_head=128),
 )

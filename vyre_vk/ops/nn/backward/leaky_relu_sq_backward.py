@@ -33,4 +33,5 @@ ENTRY = register_op(
     test_inputs=lambda: [[pack_f32_slice([2.0, -4.0, 0.0, 1.0]), pack_f32_slice([1.0] * 4), bytes(16)]],
     expected_output=lambda: [[pack_f32_slice([4.0, -2.0, 0.0, 2.0])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24),
 )

@@ -42,4 +42,5 @@ ENTRY = register_op(
     expected_output=lambda: [[pack_f32_slice([0.5, 2.0, 1.0, 0.1]),   # grad_x
                               pack_f32_slice([1.0, 2.0, 3.0, 4.0])]],  # grad_scale
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24),
 )

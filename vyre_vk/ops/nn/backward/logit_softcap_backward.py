@@ -38,4 +38,5 @@ ENTRY = register_op(
     # Listed bit patterns in vyre: [1.0, 0.7864478, 0.07065082, 0.0050776033]
     expected_output=lambda: [[f32_bits([0x3F800000, 0x3F4954A5, 0x3D90B161, 0x3BA66206])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24),
 )

@@ -96,4 +96,5 @@ ENTRY = register_op(
     expected_output=_expected,
     category="nn",
     ulp=ULP,
+    bench=dict(model_dim=2048, hidden_dim=8192),
 )

@@ -68,4 +68,5 @@ ENTRY = register_op(
     # cos=1, sin=0: the backward rotation is the identity
     expected_output=lambda: [[pack_f32_slice([1.0, 0.0, 5.0, 6.0])]],
     category="nn", ulp=ULP,
+    bench=dict(num_heads=32, seq_len=2048, head_dim=128, rope_dims=64),
 )

@@ -37,4 +37,5 @@ ENTRY = register_op(
     test_inputs=lambda: [[pack_f32_slice([5.25, 3.0]), pack_f32_slice([1.0] * 4), bytes(16)]],
     expected_output=lambda: [[pack_f32_slice([5.25, 5.25, 3.0, 3.0])]],
     category="nn", ulp=ULP,
+    bench=dict(num_heads=32, seq_len=2048, head_dim=128),
 )

@@ -35,4 +35,5 @@ ENTRY = register_op(
     test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0]), bytes(16), bytes(16)]],
     expected_output=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0])] * 3],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24),
 )

@@ -43,4 +43,5 @@ ENTRY = register_op(
     # vyre computes s*(1-s)*(b-skip) on the host: [-5.0, -0.0] (sigmoid(100) == 1.0, times -20 -> -0)
     expected_output=lambda: [[f32_bits([0xC0A00000, 0x80000000])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24),
 )

@@ -52,4 +52,5 @@ ENTRY = register_op(
     test_inputs=linear_vector_inputs,
     expected_output=linear_vector_expected,
     category="nn", ulp=ULP,
+    bench=dict(in_dim=4096, out_dim=4096),
 )

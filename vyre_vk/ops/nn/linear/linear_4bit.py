@@ -65,4 +65,5 @@ ENTRY = register_op(
                           pack_f32_slice([0.0] * 4)]],
     expected_output=lambda: [[pack_f32_slice([140.0, 364.0, 28.0, 0.0])]],
     category="nn", ulp=ULP,
+    bench=dict(in_dim=4096, out_dim=4096),
 )

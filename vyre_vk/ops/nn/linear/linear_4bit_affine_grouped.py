@@ -151,4 +151,5 @@ ENTRY = register_op(
     # out[0] = sum_{k<4} k1*(code-1)*0.5 + sum_{k>=4} k1*(code-4)*2 = 10 + 140 = 150 (code = k+1); out[1] = 0 + b = 3
     expected_output=lambda: [[pack_f32_slice([150.0, 3.0])]],
     category="nn", ulp=ULP,
+    bench=dict(in_dim=4096, out_dim=4096, group_size=128),
 )

@@ -32,4 +32,5 @@ ENTRY = register_op(
     test_inputs=fused_vector_inputs,
     expected_output=lambda: [[pack_f32_slice([56.0, 62.0, 68.0, 74.0])]],
     category="nn", ulp=ULP,
+    bench=dict(in_dim=4096, out_dim=4096),
 )

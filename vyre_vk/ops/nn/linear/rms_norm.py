@@ -77,4 +77,5 @@ ENTRY = register_op(
     # vyre computes this on the host in f32: [29.211851, 32.863335, 36.514816, 40.166298]
     expected_output=lambda: [[f32_bits([0x41E9B1DF, 0x4203740E, 0x42120F2C, 0x4220AA4A])]],
     category="nn", ulp=ULP,
+    bench=dict(n=4096, in_dim=4096, out_dim=64),
 )

@@ -33,4 +33,5 @@ ENTRY = register_op(
     # vyre computes z / (1 + exp(-z)) for z = 56 + 6i on the host; exp(-56) vanishes next to 1
     expected_output=lambda: [[pack_f32_slice([56.0, 62.0, 68.0, 74.0])]],
     category="nn", ulp=ULP,
+    bench=dict(in_dim=4096, out_dim=4096),
 )

@@ -142,6 +142,7 @@ ENTRY = register_op(
     test_inputs=lambda: [[pack_f32_slice(SCORES), bytes(8), bytes(8)]],  # legacy form (weights placeholder)
     expected_output=lambda: [[pack_u32_slice([5, 3]), f32_bits(WEIGHT_BITS)]],
     category="nn", ulp=ULP,
+    bench=dict(num_experts=256, k=8),
 )
 
 SOFTMAX_STATS_ENTRY = register_op(
@@ -149,6 +150,7 @@ SOFTMAX_STATS_ENTRY = register_op(
     test_inputs=lambda: [[pack_f32_slice(SCORES), pack_f32_slice([0.0] * 8), pack_f32_slice([0.0] * 2)]],
     expected_output=lambda: [[pack_f32_slice(SCORES), pack_f32_slice([3.0]) + f32_bits([SUM_EXP_BITS])]],
     category="nn", ulp=ULP,
+    bench=dict(num_experts=256),
 )
 
 WEIGHT_WRITE_ENTRY = register_op(
@@ -157,4 +159,5 @@ WEIGHT_WRITE_ENTRY = register_op(
                           pack_f32_slice([3.0]) + f32_bits([SUM_EXP_BITS]), pack_f32_slice([0.0] * 2)]],
     expected_output=lambda: [[f32_bits(WEIGHT_BITS)]],
     category="nn", ulp=ULP,
+    bench=dict(num_experts=256, k=8),
 )

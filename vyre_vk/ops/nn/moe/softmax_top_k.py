@@ -69,4 +69,5 @@ ENTRY = register_op(
     expected_output=lambda: [[pack_u32_slice([7, 6]), f32_bits([0x3F21E08E, 0x3E6E3483]),
                               f32_bits([0x3F800000, 0x3EBC5AB2]), pack_u32_slice([7, 6])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 15, k=8),
 )

@@ -56,4 +56,5 @@ ENTRY = register_op(
     # output_indices, best_vals, best_idxs
     expected_output=lambda: [[pack_u32_slice([7, 6]), pack_f32_slice([8.0, 7.0]), pack_u32_slice([7, 6])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 15, k=8),
 )

@@ -91,4 +91,5 @@ ENTRY = register_op(
     test_inputs=lambda: [[pack_f32_slice([2.0, 2.0, 2.0, 2.0])]],
     expected_output=lambda: [[bytes(16)]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 20),
 )

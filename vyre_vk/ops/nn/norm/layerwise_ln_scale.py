@@ -36,4 +36,5 @@ ENTRY = register_op(
                           pack_f32_slice([0.5, 2.0, 1.0, 0.1])]],  # scale
     expected_output=lambda: [[pack_f32_slice([0.5, 4.0, 3.0, 0.4])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24),
 )

@@ -66,4 +66,5 @@ ENTRY = register_op(
     # [0.36514813, 0.73029625, 1.0954444, 1.4605925]
     expected_output=lambda: [[f32_bits([0x3EBAF4B2, 0x3F3AF4B2, 0x3F8C3786, 0x3FBAF4B2])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 20),
 )

@@ -60,4 +60,5 @@ ENTRY = register_op(
                               bytes([13, 215, 35, 60, 13, 215, 163, 60]),
                               bytes([31, 197, 39, 55, 31, 197, 39, 56])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24),
 )

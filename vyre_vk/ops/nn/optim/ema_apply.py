@@ -48,4 +48,5 @@ ENTRY = register_op(
     test_inputs=lambda: [[pack_f32_slice([10.0, 20.0, 30.0, 40.0]), pack_f32_slice([11.0, 21.0, 31.0, 41.0])]],
     expected_output=_expected,
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24),
 )

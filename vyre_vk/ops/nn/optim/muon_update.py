@@ -35,4 +35,5 @@ ENTRY = register_op(
     expected_output=lambda: [[bytes([205, 204, 204, 61, 205, 204, 76, 62]),
                               bytes([30, 138, 126, 63, 30, 138, 254, 63])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24),
 )

@@ -44,4 +44,5 @@ ENTRY = register_op(
     expected_output=lambda: [[bytes([205, 204, 204, 61, 205, 204, 76, 62, 154, 153, 153, 62, 205, 204, 204, 62]),
                               bytes([64, 239, 125, 63, 64, 239, 253, 63, 112, 115, 62, 64, 64, 239, 125, 64])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24, rows=4096, cols=4096),
 )

@@ -63,4 +63,5 @@ ENTRY = register_op(
     # vyre's listed bytes: [0.76543725 (0x3f43f3b2), 0, 0, 0.76543725]
     expected_output=lambda: [[bytes([178, 243, 67, 63, 0, 0, 0, 0, 0, 0, 0, 0, 178, 243, 67, 63])]],
     category="nn", ulp=ULP,
+    bench=dict(rows=4096, cols=4096),
 )

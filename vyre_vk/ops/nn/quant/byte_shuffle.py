@@ -47,4 +47,5 @@ ENTRY = register_op(
     test_inputs=lambda: [[pack_u32_slice([10, 11, 20, 21, 30, 31])]],
     expected_output=lambda: [[pack_u32_slice([10, 20, 30, 11, 21, 31])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 22, elem_bytes=4),
 )

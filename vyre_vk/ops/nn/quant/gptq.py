@@ -67,6 +67,7 @@ ENTRY_ROUND = register_op(
     # 100/2=50, 200/3=66.7 -> 63 (clamped), 50/1=50, 10/5=2
     expected_output=lambda: [[pack_f32_slice([50.0, 63.0, 50.0, 2.0])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24),
 )
 
 ENTRY_SDCLIP = register_op(
@@ -74,4 +75,5 @@ ENTRY_SDCLIP = register_op(
     test_inputs=lambda: [[pack_f32_slice([10.0, 50.0, -40.0, 25.0])]],
     expected_output=lambda: [[pack_f32_slice([10.0, 30.0, -30.0, 25.0])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24),
 )

@@ -304,6 +304,7 @@ ENTRY_DOT_SCALED = register_op(
                           pack_f32_slice([0.25])]],
     expected_output=lambda: [[pack_f32_slice([5.0])]],  # 40 * 0.5 * 0.25
     category="nn", ulp=ULP,
+    bench=dict(lane_count=4096),
 )
 
 ENTRY_MATVEC = register_op(
@@ -312,6 +313,7 @@ ENTRY_MATVEC = register_op(
                           pack_f32_slice([0.5, 0.25])]],
     expected_output=lambda: [[pack_f32_slice([0.0, 0.0])]],
     category="nn", ulp=ULP,
+    bench=dict(rows=4096, cols=4096),
 )
 
 ENTRY_BATCHED_MATVEC = register_op(
@@ -320,6 +322,7 @@ ENTRY_BATCHED_MATVEC = register_op(
                           pack_f32_slice([0.5, 0.25])]],
     expected_output=lambda: [[pack_f32_slice([0.0, 0.0, 0.0, 0.0])]],
     category="nn", ulp=ULP,
+    bench=dict(batch=16, rows=4096, cols=4096),
 )
 
 def _zero_matmul_inputs() -> list:
@@ -333,6 +336,7 @@ ENTRY_MATMUL = register_op(
     test_inputs=_zero_matmul_inputs,
     expected_output=lambda: [[pack_f32_slice([0.0, 0.0, 0.0, 0.0])]],
     category="nn", ulp=ULP,
+    bench=dict(batch=16, rows=4096, cols=4096),
 )
 
 ENTRY_TOP1 = register_op(
@@ -341,4 +345,5 @@ ENTRY_TOP1 = register_op(
     # all scores 0.0: row 0 wins the tie, so [score0, score1, idx0, idx1] = [0, 0, 0, 0]
     expected_output=lambda: [[pack_f32_slice([0.0, 0.0, 0.0, 0.0])]],
     category="nn", ulp=ULP,
+    bench=dict(batch=16, rows=512, cols=1024),
 )

@@ -48,4 +48,5 @@ ENTRY_UNPACK = register_op(
     # 63*0.1=6.3, 32*0.1=3.2, 1*0.1=0.1, 0*0.1=0.0 (f32 literals)
     expected_output=lambda: [[pack_f32_slice([6.3, 3.2, 0.1, 0.0])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24, block_size=64),
 )

@@ -41,4 +41,5 @@ ENTRY_UNPACK = register_op(
     # row0: [10*0.5, 20*0.5] = [5, 10]; row1: [30*2, 40*2] = [60, 80]
     expected_output=lambda: [[pack_f32_slice([5.0, 10.0, 60.0, 80.0])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24, cols=4096),
 )

@@ -51,6 +51,7 @@ ENTRY_INT6 = register_op(
     test_inputs=lambda: [[pack_u32_slice([63, 100, 1, 0])]],
     expected_output=lambda: [[pack_u32_slice([63, 36, 1, 0])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24),
 )
 
 ENTRY_INT8 = register_op(
@@ -58,6 +59,7 @@ ENTRY_INT8 = register_op(
     test_inputs=lambda: [[pack_u32_slice([255, 256, 1, 0])]],
     expected_output=lambda: [[pack_u32_slice([255, 0, 1, 0])]],
     category="nn", ulp=ULP,
+    bench=dict(n=1 << 24),
 )
 
 
@@ -71,4 +73,5 @@ ENTRY_INT4_DOT = register_op(
     test_inputs=lambda: [[pack_u32_slice([LHS_WORD]), pack_u32_slice([RHS_WORD])]],
     expected_output=lambda: [[pack_i32_slice([40])]],
     category="nn", ulp=ULP,
+    bench=dict(lane_count=4096),
 )

@@ -1,0 +1,83 @@
+"""`vyre-libs::hash::fnv1a64`: 64-bit FNV-1a of the input bytes into ``out[0..2]`` as (low word,
+high word) (port of vyre-libs/src/hash/fnv1a64.rs over vyre-primitives/src/hash/fnv1a.rs).
+
+One invocation (workgroup [1,1,1], ``gid.x == 0``) keeps the state in two u32 words, offset basis
+0xCBF29CE484222325, and per element XORs the low byte into the low word and multiplies by the
+prime 0x100000001B3 modulo 2^64 in 32-bit pieces: ``new_lo = lo16 * 0x1B3 + (hi16 * 0x1B3 << 16)``
+with its carry ``(hi16 * 0x1B3 >> 16) + overflow``, ``new_hi = h_hi * 0x1B3 + h_lo * 0x100 + carry``
+(vyre's decomposition, kept as written). ``fnv1a64_n`` (registered) hashes ``n`` elements of a
+sized input, ``fnv1a64`` ``buf_len(input)`` elements of an unsized one.
+
+Example::
+
+    >>> [(b.name, b.count) for b in fnv1a64_n("input", "out", 3).buffers]
+    [('__vyre_hash_fnv1a64_input', 3), ('__vyre_hash_fnv1a64_out', 2)]
+"""
+from __future__ import annotations
+
+from ...ir import DataType, Expr, Node, Program
+from ..registry import register_op
+from ..wire import pack_bytes_as_u32_slice
+from .wrap import HashWrapperSpec, check_count
+
+OP_ID = "vyre-libs::hash::fnv1a64"
+PRIMITIVE_OP_ID = "vyre-primitives::hash::fnv1a64"
+FAMILY_PREFIX = "hash_fnv1a64"
+SPEC = HashWrapperSpec(OP_ID, PRIMITIVE_OP_ID, FAMILY_PREFIX, 2)
+PRIME_LO, PRIME_HI = 0x000001B3, 0x00000100
+OFFSET_LO, OFFSET_HI = 0x84222325, 0xCBF29CE4
+ULP = None  # u32 results: exact
+
+
+def fnv1a64_body(input: str, out: str, bound: Expr) -> list[Node]:
+    v, u = Expr.var, Expr.u32
+    byte = Expr.bitand(Expr.cast(DataType.U32, Expr.load(input, v("i"))), u(0xFF))
+    step = [
+        Node.assign("h_lo", Expr.bitxor(v("h_lo"), byte)),
+        Node.let_bind("lo_lo16", Expr.bitand(v("h_lo"), u(0xFFFF))),
+        Node.let_bind("lo_hi16", Expr.shr(v("h_lo"), u(16))),
+        Node.let_bind("part_a", Expr.mul(v("lo_lo16"), u(PRIME_LO))),
+        Node.let_bind("part_b", Expr.mul(v("lo_hi16"), u(PRIME_LO))),
+        Node.let_bind("shifted_b", Expr.shl(v("part_b"), u(16))),
+        Node.let_bind("new_lo", Expr.add(v("part_a"), v("shifted_b"))),
+        Node.let_bind("overflow_bit", Expr.select(Expr.gt(v("part_a"), Expr.sub(u(0xFFFFFFFF), v("shifted_b"))),
+                                                  u(1), u(0))),
+        Node.let_bind("carry", Expr.add(Expr.shr(v("part_b"), u(16)), v("overflow_bit"))),
+        Node.let_bind("hi_times_p_lo", Expr.mul(v("h_hi"), u(PRIME_LO))),
+        Node.let_bind("lo_times_p_hi", Expr.mul(v("h_lo"), u(PRIME_HI))),
+        Node.let_bind("new_hi", Expr.add(Expr.add(v("hi_times_p_lo"), v("lo_times_p_hi")), v("carry"))),
+        Node.assign("h_lo", v("new_lo")),
+        Node.assign("h_hi", v("new_hi")),
+    ]
+    return [Node.if_then(Expr.eq(Expr.gid_x(), u(0)), [
+        Node.let_bind("h_lo", u(OFFSET_LO)),
+        Node.let_bind("h_hi", u(OFFSET_HI)),
+        Node.loop_for("i", u(0), bound, step),
+        Node.store(out, u(0), v("h_lo")),
+        Node.store(out, u(1), v("h_hi")),
+    ])]
+
+
+def fnv1a64(input: str, out: str) -> Program:
+    """FNV-1a64 of every element of an unsized ``input`` (``buf_len``) into ``out[0..2]``."""
+    input, out = SPEC.scoped_standard_buffers(input, out)
+    return SPEC.wrap(input, out, None, fnv1a64_body(input, out, Expr.buf_len(input)))
+
+
+def fnv1a64_n(input: str, out: str, n: int) -> Program:
+    """FNV-1a64 of ``input[0..n]`` into ``out[0..2]`` (low word first)."""
+    check_count(OP_ID, "n", n)
+    input, out = SPEC.scoped_standard_buffers(input, out)
+    return SPEC.wrap(input, out, n, fnv1a64_body(input, out, Expr.u32(n)))
+
+
+def _build(n: int = 3) -> Program:
+    return fnv1a64_n("input", "out", n)
+
+
+ENTRY = register_op(
+    OP_ID, _build, category=None, ulp=ULP,
+    test_inputs=lambda: [[pack_bytes_as_u32_slice(b"abc")]],
+    expected_output=lambda: [[(0xE71FA2190541574B).to_bytes(8, "little")]],  # FNV-1a64("abc")
+    bench=dict(n=1 << 16),
+)

@@ -1,0 +1,2 @@
+"""vyre-libs representation ops (vyre-libs/src/representation); importing registers them."""
+from . import unpack  # noqa: F401
