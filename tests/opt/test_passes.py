@@ -498,6 +498,17 @@ def test_unroll_rules():
     q, why = unroll_loads(p)
     assert "1 load(s) each" in why
     same(reference.run(p, {"a": a}), reference.run(q, {"a": a}))
+    # an index let of pure arithmetic (`let j = (m % 20) * 2`) is inlined: its guarded load is prefetched
+    j = Expr.var("j")
+    p = red(40, Node.if_then(Expr.lt(j, Expr.u32(39)), [
+        Node.assign("acc", Expr.add(Expr.var("acc"), Expr.load("a", j)))]),
+        [Node.let_bind("j", Expr.mul(Expr.rem(m, Expr.u32(20)), Expr.u32(2)))])
+    q, why = unroll_loads(p)
+    assert "loop m (40 iterations, 1 load(s) each)" in why
+    pre = [n for n in walk_nodes(q.entry) if isinstance(n, N.Let) and isinstance(n.value, E.Load)]
+    assert len(pre) == 16 and all(not any(isinstance(x, E.Var) and x.name == "j" for x in walk_expr(n.value))
+                                  for n in pre)
+    same(reference.run(p, {"a": a}), reference.run(q, {"a": a}))
     # a loop that stores, or too short, is left alone
     p = red(20, Node.store("out", i, Expr.load("a", m)))
     assert unroll_loads(p)[0] == p
