@@ -197,7 +197,8 @@ def _let_chain(n):
                 guarded(4, body + [Node.store("out", i_, Expr.var(f"x{n - 1}"))]))
 
 
-add(f"{C}/deep/let-chain-10000", lambda: parity(_let_chain(10_000), {"a": u32s(4)}))
+# ~11 s alone (shaderc on 10,000 statements): a timeout with room for a loaded 2-core machine
+add(f"{C}/deep/let-chain-10000", lambda: parity(_let_chain(10_000), {"a": u32s(4)}), timeout=60.0)
 add(f"{C}/deep/500-sibling-stores", lambda: parity(prog([BufferDecl.output("out", 0, U32).with_count(500)],
     [Node.store("out", Expr.u32(k), Expr.u32(k * 7)) for k in range(500)], wg=(1, 1, 1)), {}))
 
