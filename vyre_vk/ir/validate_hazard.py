@@ -68,16 +68,10 @@ def _merge(into: Uses, more: Uses) -> None:
 
 
 def _leaf_uses(n: N.Node, path: str) -> tuple[Uses, Uses]:
-    reads: Uses = {}
-    atoms: Uses = {}
-    if isinstance(n, N.Store):
-        reads[n.buffer] = path
-    for root in node_exprs(n):
-        for e in walk_expr(root):
-            if isinstance(e, (E.Load, E.BufLen)):
-                reads.setdefault(e.buffer, path)
-            elif isinstance(e, E.Atomic):
-                atoms.setdefault(e.buffer, path)
+    # A store's own buffer counts as a plain access, before those of the expressions it evaluates.
+    reads: Uses = {n.buffer: path} if isinstance(n, N.Store) else {}
+    expr_reads, atoms = _expr_uses(node_exprs(n), path)
+    _merge(reads, expr_reads)
     return reads, atoms
 
 

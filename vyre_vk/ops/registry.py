@@ -10,6 +10,9 @@ An op module registers its builder once; the builder's keyword defaults are the 
                         test_inputs=lambda: [[pack_u32_slice([0, 5])]],
                         expected_output=lambda: [[pack_u32_slice([0, 5])]])
 
+or, for the usual single case given as data, ``register_case(OP_ID, _build, [pack_u32_slice([0, 5])],
+[pack_u32_slice([0, 5])], category="nn", ulp=None)``.
+
 Example::
 
     >>> from vyre_vk import ops
@@ -21,7 +24,7 @@ from __future__ import annotations
 import difflib
 import inspect
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from ..errors import EXIT_USAGE, VyreError
 from ..ir.program import Program
@@ -121,6 +124,15 @@ def register_op(op_id: str, builder: Callable[..., Program], *, category: Option
     return register(OpEntry(id=op_id, build=builder, builder=builder, params=builder_params(builder),
                             test_inputs=test_inputs, expected_output=expected_output, category=category, ulp=ulp,
                             bench=dict(bench) if bench is not None else None))
+
+
+def register_case(op_id: str, builder: Callable[..., Program], inputs: Sequence[bytes], expected: Sequence[bytes],
+                  *, category: Optional[str], ulp: Optional[int],
+                  bench: Optional[Mapping[str, Any]] = None) -> OpEntry:
+    """`register_op` for an op with one test case given as plain data (one byte string per input
+    buffer, one per result buffer): most ops have one, and so their registration is a line or two."""
+    return register_op(op_id, builder, category=category, ulp=ulp, bench=bench,
+                       test_inputs=lambda: [list(inputs)], expected_output=lambda: [list(expected)])
 
 
 def format_params(params: Mapping[str, Any]) -> str:

@@ -20,18 +20,16 @@ Example::
 """
 from __future__ import annotations
 
-from ...ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous, wrap_child
+from ...ir import BufferDecl, DataType, Expr, Node, Program
 from ..registry import register_op
 from ..wire import pack_u32_slice
-from .buffers import check_len, scoped_decode_input_buffer, scoped_decoded_output_buffer
+from .buffers import DecodeSpec
 
 OP_ID = "vyre-libs::decode::base64"
-PRIMITIVE_OP_ID = "vyre-primitives::decode::base64_decode"
-FAMILY_PREFIX = "decode_base64"
+SPEC = DecodeSpec(OP_ID, "vyre-primitives::decode::base64_decode", "decode_base64")
 BASE64_DECODE_TABLE_BUFFER = "__vyre_decode_base64_table"
 DECODED_LEN_BUFFER = "__vyre_decode_base64_decoded_len"
 BASE64_DECODE_TABLE_WORDS = 256
-BASE64_WORKGROUP_SIZE = (64, 1, 1)
 PAD = ord("=")
 INVALID = 0xFF
 ULP = None  # u32 results: exact
@@ -95,18 +93,13 @@ def base64_decode_body(input: str, table: str, output: str, decoded_len: str, in
 
 def base64_decode(input: str, output: str, input_len: int) -> Program:
     """Decode ``input_len`` base64 characters into ``input_len / 4 * 3`` bytes and a decoded length."""
-    check_len(OP_ID, "input_len", input_len, multiple=4)
-    input = scoped_decode_input_buffer(FAMILY_PREFIX, input)
-    output = scoped_decoded_output_buffer(FAMILY_PREFIX, output)
+    input, output = SPEC.checked_buffers(input, output, input_len, multiple=4)
     u32 = DataType.U32
-    body = base64_decode_body(input, BASE64_DECODE_TABLE_BUFFER, output, DECODED_LEN_BUFFER, input_len)
-    return Program.wrapped(
-        [BufferDecl.read(input, 0, u32).with_count(input_len),
-         BufferDecl.read(BASE64_DECODE_TABLE_BUFFER, 1, u32).with_count(BASE64_DECODE_TABLE_WORDS),
-         BufferDecl.output(output, 2, u32).with_count(decoded_capacity(input_len)),
-         BufferDecl.read_write(DECODED_LEN_BUFFER, 3, u32).with_count(1)],
-        BASE64_WORKGROUP_SIZE,
-        [wrap_anonymous(OP_ID, [wrap_child(PRIMITIVE_OP_ID, OP_ID, body)])])
+    return SPEC.wrap([BufferDecl.read(input, 0, u32).with_count(input_len),
+                      BufferDecl.read(BASE64_DECODE_TABLE_BUFFER, 1, u32).with_count(BASE64_DECODE_TABLE_WORDS),
+                      BufferDecl.output(output, 2, u32).with_count(decoded_capacity(input_len)),
+                      BufferDecl.read_write(DECODED_LEN_BUFFER, 3, u32).with_count(1)],
+                     base64_decode_body(input, BASE64_DECODE_TABLE_BUFFER, output, DECODED_LEN_BUFFER, input_len))
 
 
 def _build(input_len: int = 8) -> Program:

@@ -15,17 +15,15 @@ Example::
 """
 from __future__ import annotations
 
-from ...ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous, wrap_child
+from ...ir import BufferDecl, DataType, Expr, Node, Program
 from ..registry import register_op
 from ..wire import pack_u32_slice
-from .buffers import check_len, scoped_decode_input_buffer, scoped_decoded_output_buffer
+from .buffers import DecodeSpec
 
 OP_ID = "vyre-libs::decode::hex"
-PRIMITIVE_OP_ID = "vyre-primitives::decode::hex_decode"
-FAMILY_PREFIX = "decode_hex"
+SPEC = DecodeSpec(OP_ID, "vyre-primitives::decode::hex_decode", "decode_hex")
 HEX_DECODE_TABLE_BUFFER = "__vyre_decode_hex_table"
 HEX_DECODE_TABLE_WORDS = 256
-HEX_WORKGROUP_SIZE = (64, 1, 1)
 ULP = None  # u32 results: exact
 
 
@@ -59,17 +57,12 @@ def hex_decode_body(input: str, output: str, table: str, input_len: int) -> list
 
 def hex_decode(input: str, output: str, input_len: int) -> Program:
     """Decode ``input_len`` hex characters into ``input_len / 2`` bytes (one per u32)."""
-    check_len(OP_ID, "input_len", input_len, multiple=2)
-    input = scoped_decode_input_buffer(FAMILY_PREFIX, input)
-    output = scoped_decoded_output_buffer(FAMILY_PREFIX, output)
+    input, output = SPEC.checked_buffers(input, output, input_len, multiple=2)
     u32 = DataType.U32
-    return Program.wrapped(
-        [BufferDecl.read(input, 0, u32).with_count(input_len),
-         BufferDecl.output(output, 1, u32).with_count(hex_decoded_capacity(input_len)),
-         BufferDecl.read(HEX_DECODE_TABLE_BUFFER, 2, u32).with_count(HEX_DECODE_TABLE_WORDS)],
-        HEX_WORKGROUP_SIZE,
-        [wrap_anonymous(OP_ID, [wrap_child(PRIMITIVE_OP_ID, OP_ID,
-                                           hex_decode_body(input, output, HEX_DECODE_TABLE_BUFFER, input_len))])])
+    return SPEC.wrap([BufferDecl.read(input, 0, u32).with_count(input_len),
+                      BufferDecl.output(output, 1, u32).with_count(hex_decoded_capacity(input_len)),
+                      BufferDecl.read(HEX_DECODE_TABLE_BUFFER, 2, u32).with_count(HEX_DECODE_TABLE_WORDS)],
+                     hex_decode_body(input, output, HEX_DECODE_TABLE_BUFFER, input_len))
 
 
 def _build(input_len: int = 6) -> Program:

@@ -18,17 +18,15 @@ Example::
 """
 from __future__ import annotations
 
-from ...ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous, wrap_child
-from ..registry import register_op
+from ...ir import BufferDecl, DataType, Expr, Node, Program
+from ..registry import register_case
 from ..wire import pack_u32_slice
-from .buffers import check_len, scoped_decode_input_buffer, scoped_decoded_output_buffer
+from .buffers import DecodeSpec
 
 OP_ID = "vyre-libs::decode::inflate_stored_block"
-PRIMITIVE_OP_ID = "vyre-primitives::decode::inflate_stored"
-FAMILY_PREFIX = "decode_inflate"
+SPEC = DecodeSpec(OP_ID, "vyre-primitives::decode::inflate_stored", "decode_inflate")
 INFLATED_LEN_BUFFER = "__vyre_decode_inflate_inflated_len"
 HEADER_WORDS = 5
-WORKGROUP_SIZE = (64, 1, 1)
 ULP = None  # u32 results: exact
 FIXED_HUFFMAN_REJECT = ("Fix: vyre-primitives::decode::inflate_stored accepts raw DEFLATE stored blocks only; "
                         "route BTYPE=1 input to a compressed-block decoder.")
@@ -67,16 +65,12 @@ def inflate_stored_body(input: str, output: str, inflated_len: str) -> list[Node
 
 def inflate_stored_block(input: str, output: str, input_len: int) -> Program:
     """Copy one stored block's payload from ``input_len`` header+payload bytes (see the module doc)."""
-    check_len(OP_ID, "input_len", input_len)
-    input = scoped_decode_input_buffer(FAMILY_PREFIX, input)
-    output = scoped_decoded_output_buffer(FAMILY_PREFIX, output)
+    input, output = SPEC.checked_buffers(input, output, input_len)
     u32 = DataType.U32
-    return Program.wrapped(
-        [BufferDecl.read(input, 0, u32).with_count(input_len), BufferDecl.output(output, 1, u32).with_count(input_len),
-         BufferDecl.read_write(INFLATED_LEN_BUFFER, 2, u32).with_count(1)],
-        WORKGROUP_SIZE,
-        [wrap_anonymous(OP_ID, [wrap_child(PRIMITIVE_OP_ID, OP_ID,
-                                           inflate_stored_body(input, output, INFLATED_LEN_BUFFER))])])
+    return SPEC.wrap([BufferDecl.read(input, 0, u32).with_count(input_len),
+                      BufferDecl.output(output, 1, u32).with_count(input_len),
+                      BufferDecl.read_write(INFLATED_LEN_BUFFER, 2, u32).with_count(1)],
+                     inflate_stored_body(input, output, INFLATED_LEN_BUFFER))
 
 
 def inflate(input: str, output: str, input_len: int) -> Program:
@@ -88,9 +82,6 @@ def _build(input_len: int = 10) -> Program:
     return inflate_stored_block("input", "output", input_len)
 
 
-ENTRY = register_op(
-    OP_ID, _build, category=None, ulp=ULP,
-    test_inputs=lambda: [[pack_u32_slice([0x01, 0x05, 0x00, 0xFA, 0xFF, *b"hello"]), bytes(4)]],
-    expected_output=lambda: [[pack_u32_slice([*b"hello", 0, 0, 0, 0, 0]), pack_u32_slice([5])]],
-    bench=dict(input_len=65535 + HEADER_WORDS),
-)
+ENTRY = register_case(OP_ID, _build, [pack_u32_slice([0x01, 0x05, 0x00, 0xFA, 0xFF, *b"hello"]), bytes(4)],
+                      [pack_u32_slice([*b"hello", 0, 0, 0, 0, 0]), pack_u32_slice([5])], category=None, ulp=ULP,
+                      bench=dict(input_len=65535 + HEADER_WORDS))

@@ -14,14 +14,11 @@ Example::
 from __future__ import annotations
 
 from ...ir import Expr, Node, Program
-from ..registry import register_op
-from ..wire import pack_bytes_as_u32_slice, pack_u32_slice
-from .wrap import HashWrapperSpec, check_count
+from ..wire import pack_u32_slice
+from .wrap import HashWrapperSpec
 
 OP_ID = "vyre-libs::hash::adler32"
-PRIMITIVE_OP_ID = "vyre-primitives::hash::adler32"
-FAMILY_PREFIX = "hash_adler32"
-SPEC = HashWrapperSpec(OP_ID, PRIMITIVE_OP_ID, FAMILY_PREFIX, 1)
+SPEC = HashWrapperSpec(OP_ID, "vyre-primitives::hash::adler32", "hash_adler32", 1)
 ADLER32_MOD = 65521
 ULP = None  # u32 result: exact
 
@@ -38,11 +35,11 @@ def adler32_finalize_expr(a: Expr, b: Expr) -> Expr:
     return Expr.bitor(Expr.shl(b, Expr.u32(16)), a)
 
 
-def adler32_body(input: str, out: str, n: int) -> list[Node]:
+def adler32_body(input: str, out: str, bound: Expr) -> list[Node]:
     return [Node.if_then(Expr.eq(Expr.gid_x(), Expr.u32(0)), [
         Node.let_bind("a", Expr.u32(1)),
         Node.let_bind("b", Expr.u32(0)),
-        Node.loop_for("i", Expr.u32(0), Expr.u32(n),
+        Node.loop_for("i", Expr.u32(0), bound,
                       adler32_update_byte_nodes("a", "b", Expr.load(input, Expr.var("i")))),
         Node.store(out, Expr.u32(0), adler32_finalize_expr(Expr.var("a"), Expr.var("b"))),
     ])]
@@ -50,18 +47,11 @@ def adler32_body(input: str, out: str, n: int) -> list[Node]:
 
 def adler32(input: str, out: str, n: int) -> Program:
     """Adler-32 of ``input[0..n]`` (low byte of each element) into ``out[0]``."""
-    check_count(OP_ID, "n", n)
-    input, out = SPEC.scoped_standard_buffers(input, out)
-    return SPEC.wrap(input, out, n, adler32_body(input, out, n))
+    return SPEC.build(input, out, n, adler32_body)
 
 
 def _build(n: int = 3) -> Program:
     return adler32("input", "out", n)
 
 
-ENTRY = register_op(
-    OP_ID, _build, category=None, ulp=ULP,
-    test_inputs=lambda: [[pack_bytes_as_u32_slice(b"abc")]],
-    expected_output=lambda: [[pack_u32_slice([0x024D0127])]],  # Adler-32("abc"): a = 295, b = 589
-    bench=dict(n=1 << 16),
-)
+ENTRY = SPEC.register(_build, pack_u32_slice([0x024D0127]), ULP)  # Adler-32("abc"): a = 295, b = 589

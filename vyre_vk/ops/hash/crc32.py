@@ -15,14 +15,11 @@ Example::
 from __future__ import annotations
 
 from ...ir import Expr, Node, Program
-from ..registry import register_op
-from ..wire import pack_bytes_as_u32_slice, pack_u32_slice
-from .wrap import HashWrapperSpec, check_count
+from ..wire import pack_u32_slice
+from .wrap import HashWrapperSpec
 
 OP_ID = "vyre-libs::hash::crc32"
-PRIMITIVE_OP_ID = "vyre-primitives::hash::crc32"
-FAMILY_PREFIX = "hash_crc32"
-SPEC = HashWrapperSpec(OP_ID, PRIMITIVE_OP_ID, FAMILY_PREFIX, 1)
+SPEC = HashWrapperSpec(OP_ID, "vyre-primitives::hash::crc32", "hash_crc32", 1)
 CRC32_INIT = 0xFFFFFFFF
 CRC32_POLY = 0xEDB88320
 ULP = None  # u32 result: exact
@@ -44,10 +41,10 @@ def crc32_finalize_expr(crc: Expr) -> Expr:
     return Expr.bitxor(crc, Expr.u32(CRC32_INIT))
 
 
-def crc32_body(input: str, out: str, n: int) -> list[Node]:
+def crc32_body(input: str, out: str, bound: Expr) -> list[Node]:
     return [Node.if_then(Expr.eq(Expr.gid_x(), Expr.u32(0)), [
         Node.let_bind("crc", Expr.u32(CRC32_INIT)),
-        Node.loop_for("i", Expr.u32(0), Expr.u32(n),
+        Node.loop_for("i", Expr.u32(0), bound,
                       crc32_update_byte_nodes("crc", "bit", Expr.load(input, Expr.var("i")))),
         Node.store(out, Expr.u32(0), crc32_finalize_expr(Expr.var("crc"))),
     ])]
@@ -55,18 +52,11 @@ def crc32_body(input: str, out: str, n: int) -> list[Node]:
 
 def crc32(input: str, out: str, n: int) -> Program:
     """CRC-32 of ``input[0..n]`` (low byte of each element) into ``out[0]``."""
-    check_count(OP_ID, "n", n)
-    input, out = SPEC.scoped_standard_buffers(input, out)
-    return SPEC.wrap(input, out, n, crc32_body(input, out, n))
+    return SPEC.build(input, out, n, crc32_body)
 
 
 def _build(n: int = 3) -> Program:
     return crc32("input", "out", n)
 
 
-ENTRY = register_op(
-    OP_ID, _build, category=None, ulp=ULP,
-    test_inputs=lambda: [[pack_bytes_as_u32_slice(b"abc")]],
-    expected_output=lambda: [[pack_u32_slice([0x352441C2])]],  # CRC-32("abc")
-    bench=dict(n=1 << 16),
-)
+ENTRY = SPEC.register(_build, pack_u32_slice([0x352441C2]), ULP)  # CRC-32("abc")

@@ -17,14 +17,11 @@ Example::
 from __future__ import annotations
 
 from ...ir import DataType, Expr, Node, Program
-from ..registry import register_op
 from ..wire import pack_u32_slice
-from .wrap import HashWrapperSpec, check_count
+from .wrap import HashWrapperSpec
 
 OP_ID = "vyre-libs::hash::fnv1a32"
-PRIMITIVE_OP_ID = "vyre-primitives::hash::fnv1a32"
-FAMILY_PREFIX = "hash_fnv1a32"
-SPEC = HashWrapperSpec(OP_ID, PRIMITIVE_OP_ID, FAMILY_PREFIX, 1)
+SPEC = HashWrapperSpec(OP_ID, "vyre-primitives::hash::fnv1a32", "hash_fnv1a32", 1)
 FNV1A32_OFFSET = 0x811C9DC5
 FNV1A32_PRIME = 0x01000193
 ULP = None  # u32 result: exact
@@ -46,24 +43,16 @@ def fnv1a32_body(input: str, out: str, bound: Expr) -> list[Node]:
 
 def fnv1a32(input: str, out: str) -> Program:
     """FNV-1a32 of every element of an unsized ``input`` (``buf_len``) into ``out[0]``."""
-    input, out = SPEC.scoped_standard_buffers(input, out)
-    return SPEC.wrap(input, out, None, fnv1a32_body(input, out, Expr.buf_len(input)))
+    return SPEC.build(input, out, None, fnv1a32_body)
 
 
 def fnv1a32_n(input: str, out: str, n: int) -> Program:
     """FNV-1a32 of ``input[0..n]`` into ``out[0]``."""
-    check_count(OP_ID, "n", n)
-    input, out = SPEC.scoped_standard_buffers(input, out)
-    return SPEC.wrap(input, out, n, fnv1a32_body(input, out, Expr.u32(n)))
+    return SPEC.build(input, out, n, fnv1a32_body)
 
 
 def _build(n: int = 3) -> Program:
     return fnv1a32_n("input", "out", n)
 
 
-ENTRY = register_op(
-    OP_ID, _build, category=None, ulp=ULP,
-    test_inputs=lambda: [[bytes([0x61, 0, 0, 0, 0x62, 0, 0, 0, 0x63, 0, 0, 0])]],
-    expected_output=lambda: [[pack_u32_slice([0x1A47E90B])]],  # FNV-1a32("abc")
-    bench=dict(n=1 << 16),
-)
+ENTRY = SPEC.register(_build, pack_u32_slice([0x1A47E90B]), ULP)  # FNV-1a32("abc")

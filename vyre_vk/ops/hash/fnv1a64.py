@@ -16,14 +16,10 @@ Example::
 from __future__ import annotations
 
 from ...ir import DataType, Expr, Node, Program
-from ..registry import register_op
-from ..wire import pack_bytes_as_u32_slice
-from .wrap import HashWrapperSpec, check_count
+from .wrap import HashWrapperSpec
 
 OP_ID = "vyre-libs::hash::fnv1a64"
-PRIMITIVE_OP_ID = "vyre-primitives::hash::fnv1a64"
-FAMILY_PREFIX = "hash_fnv1a64"
-SPEC = HashWrapperSpec(OP_ID, PRIMITIVE_OP_ID, FAMILY_PREFIX, 2)
+SPEC = HashWrapperSpec(OP_ID, "vyre-primitives::hash::fnv1a64", "hash_fnv1a64", 2)
 PRIME_LO, PRIME_HI = 0x000001B3, 0x00000100
 OFFSET_LO, OFFSET_HI = 0x84222325, 0xCBF29CE4
 ULP = None  # u32 results: exact
@@ -60,24 +56,16 @@ def fnv1a64_body(input: str, out: str, bound: Expr) -> list[Node]:
 
 def fnv1a64(input: str, out: str) -> Program:
     """FNV-1a64 of every element of an unsized ``input`` (``buf_len``) into ``out[0..2]``."""
-    input, out = SPEC.scoped_standard_buffers(input, out)
-    return SPEC.wrap(input, out, None, fnv1a64_body(input, out, Expr.buf_len(input)))
+    return SPEC.build(input, out, None, fnv1a64_body)
 
 
 def fnv1a64_n(input: str, out: str, n: int) -> Program:
     """FNV-1a64 of ``input[0..n]`` into ``out[0..2]`` (low word first)."""
-    check_count(OP_ID, "n", n)
-    input, out = SPEC.scoped_standard_buffers(input, out)
-    return SPEC.wrap(input, out, n, fnv1a64_body(input, out, Expr.u32(n)))
+    return SPEC.build(input, out, n, fnv1a64_body)
 
 
 def _build(n: int = 3) -> Program:
     return fnv1a64_n("input", "out", n)
 
 
-ENTRY = register_op(
-    OP_ID, _build, category=None, ulp=ULP,
-    test_inputs=lambda: [[pack_bytes_as_u32_slice(b"abc")]],
-    expected_output=lambda: [[(0xE71FA2190541574B).to_bytes(8, "little")]],  # FNV-1a64("abc")
-    bench=dict(n=1 << 16),
-)
+ENTRY = SPEC.register(_build, (0xE71FA2190541574B).to_bytes(8, "little"), ULP)  # FNV-1a64("abc")

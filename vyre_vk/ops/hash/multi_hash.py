@@ -14,8 +14,7 @@ Example::
 from __future__ import annotations
 
 from ...ir import Expr, Node, Program
-from ..registry import register_op
-from ..wire import pack_bytes_as_u32_slice, pack_u32_slice
+from ..wire import pack_u32_slice
 from .adler32 import adler32_finalize_expr, adler32_update_byte_nodes
 from .crc32 import CRC32_INIT, crc32_finalize_expr, crc32_update_byte_nodes
 from .fnv1a32 import FNV1A32_OFFSET, fnv1a32_update_byte_node
@@ -60,9 +59,4 @@ def _build(n: int = 3) -> Program:
     return multi_hash("input", "out_crc32", "out_fnv1a32", "out_adler32", n)
 
 
-ENTRY = register_op(
-    OP_ID, _build, category=None, ulp=ULP,
-    test_inputs=lambda: [[pack_bytes_as_u32_slice(b"abc")]],
-    expected_output=lambda: [[pack_u32_slice([0x352441C2, 0x1A47E90B, 0x024D0127])]],
-    bench=dict(n=1 << 16),
-)
+ENTRY = SPEC.register(_build, pack_u32_slice([0x352441C2, 0x1A47E90B, 0x024D0127]), ULP)

@@ -5,7 +5,8 @@ Every wrapper builds ``Region(op_id){ Region(primitive_id, parent=op_id){ Region
 body } } }`` (vyre wraps the primitive Program's entry, itself a Region, as a child of the op's
 Region) over ``input`` (u32 read-only, one byte per element in its low 8 bits; `n` elements, or
 unsized for the buf_len variants) and ``out`` (u32 output of `output_words` elements), with the
-primitive's workgroup [1,1,1]: one invocation walks the bytes.
+primitive's workgroup [1,1,1]: one invocation walks the bytes. Every checksum op is registered on
+vyre's one vector, the bytes of "abc" (``HashWrapperSpec.register``).
 
 Example::
 
@@ -16,11 +17,12 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
-from ...ir import BufferDecl, DataType, Node, Program, wrap_anonymous, wrap_child
+from ...ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous, wrap_child
 from ..buffer_names import scoped_generic_name
-from ..registry import OpParamError
+from ..registry import OpEntry, OpParamError, register_case
+from ..wire import pack_bytes_as_u32_slice
 
 U32 = DataType.U32
 #: vyre's primitives dispatch one invocation for a serial checksum.
@@ -62,6 +64,21 @@ class HashWrapperSpec:
             [decl, BufferDecl.output(out, 1, U32).with_count(self.output_words)],
             SERIAL_WORKGROUP,
             [wrap_anonymous(self.op_id, [wrap_child(self.primitive_op_id, self.op_id, primitive_entry)])])
+
+    def build(self, input: str, out: str, n: Optional[int],
+              body: Callable[[str, str, Expr], Sequence[Node]]) -> Program:
+        """The wrapper program around ``body(input, out, bound)`` over the scoped buffer names: `n`
+        (checked) elements, or with ``n=None`` an unsized input read up to ``buf_len(input)``."""
+        if n is not None:
+            check_count(self.op_id, "n", n)
+        input, out = self.scoped_standard_buffers(input, out)
+        bound = Expr.buf_len(input) if n is None else Expr.u32(n)
+        return self.wrap(input, out, n, body(input, out, bound))
+
+    def register(self, builder: Callable[..., Program], expected: bytes, ulp: Optional[int]) -> OpEntry:
+        """Register the op on the bytes of "abc" (its digest words `expected`), benchmarked on 64 KiB."""
+        return register_case(self.op_id, builder, [pack_bytes_as_u32_slice(b"abc")], [expected], category=None,
+                             ulp=ulp, bench=dict(n=1 << 16))
 
 
 __all__ = ["HashWrapperSpec", "check_count", "SERIAL_WORKGROUP"]

@@ -24,13 +24,11 @@ Example::
 """
 from __future__ import annotations
 
-from typing import Callable
-
 from ...ir import BinOp, DataType, Expr, Node, Program, wrap_anonymous
-from ..builder import elementwise_program, out_decl, ro_decl
-from ..registry import register_op
+from ..builder import out_decl, ro_decl
+from ..registry import OpParamError, register_case
 from ..wire import pack_u32_slice
-from vyre_vk.ops.registry import OpParamError
+from .elementwise import check_unique_names, u32_elementwise_binary, u32_elementwise_unary
 
 JOIN_OP_ID = "vyre-libs::math::algebra::join"
 MEET_OP_ID = "vyre-libs::math::algebra::meet"
@@ -44,44 +42,20 @@ ULP = None
 UNROLL_LIMIT = 64
 
 
-def _check_unique(op_id: str, *names: str) -> None:
-    seen = set()
-    for name in names:
-        if name in seen:
-            raise OpParamError(f"{op_id}: buffer name `{name}` is used twice (NameCollision). "
-                             "Fix: give every input and output buffer its own name.")
-        seen.add(name)
-
-
-def _elementwise_binary(op_id: str, a: str, b: str, out: str, size: int,
-                        f: Callable[[Expr, Expr], Expr]) -> Program:
-    _check_unique(op_id, a, b, out)
-    idx, u32 = Expr.var("idx"), DataType.U32
-    return elementwise_program(op_id, [ro_decl(a, 0, size, u32), ro_decl(b, 1, size, u32), out_decl(out, 2, size, u32)],
-                               size, [Node.store(out, idx, f(Expr.load(a, idx), Expr.load(b, idx)))], index="idx")
-
-
-def _elementwise_unary(op_id: str, input: str, out: str, size: int, f: Callable[[Expr], Expr]) -> Program:
-    _check_unique(op_id, input, out)
-    idx, u32 = Expr.var("idx"), DataType.U32
-    return elementwise_program(op_id, [ro_decl(input, 0, size, u32), out_decl(out, 1, size, u32)], size,
-                               [Node.store(out, idx, f(Expr.load(input, idx)))], index="idx")
-
-
 def lattice_join(a: str, b: str, out: str, size: int) -> Program:
     """``out[i] = a[i] | b[i]`` (lattice supremum of bitsets)."""
-    return _elementwise_binary(JOIN_OP_ID, a, b, out, size, Expr.bitor)
+    return u32_elementwise_binary(JOIN_OP_ID, a, b, out, size, Expr.bitor)
 
 
 def lattice_meet(a: str, b: str, out: str, size: int) -> Program:
     """``out[i] = a[i] & b[i]`` (lattice infimum of bitsets)."""
-    return _elementwise_binary(MEET_OP_ID, a, b, out, size, Expr.bitand)
+    return u32_elementwise_binary(MEET_OP_ID, a, b, out, size, Expr.bitand)
 
 
 def semiring_min_plus_mul(a: str, b: str, out: str, size: int) -> Program:
     """``out[i] = a[i] +sat b[i]``: (min, +) multiplication with u32::MAX as infinity."""
-    return _elementwise_binary(MINPLUS_MUL_OP_ID, a, b, out, size,
-                               lambda x, y: Expr.binop(BinOp.SaturatingAdd, x, y))
+    return u32_elementwise_binary(MINPLUS_MUL_OP_ID, a, b, out, size,
+                                  lambda x, y: Expr.binop(BinOp.SaturatingAdd, x, y))
 
 
 def _wang_mix(h: Expr) -> Expr:
@@ -95,7 +69,7 @@ def _wang_mix(h: Expr) -> Expr:
 
 def sketch_mix(input: str, out: str, size: int) -> Program:
     """``out[i] = wang_mix(input[i])`` (a tree expression: each step repeats the previous one)."""
-    return _elementwise_unary(SKETCH_MIX_OP_ID, input, out, size, _wang_mix)
+    return u32_elementwise_unary(SKETCH_MIX_OP_ID, input, out, size, _wang_mix)
 
 
 def _nonzero_bit(cond: Expr, then: Expr) -> Expr:
@@ -104,7 +78,7 @@ def _nonzero_bit(cond: Expr, then: Expr) -> Expr:
 
 def bool_semiring_matmul(a: str, b: str, out: str, rows: int, inner: int, cols: int) -> Program:
     """``out[r*cols + c] = 1`` if some ``k`` has ``a[r*inner + k] != 0`` and ``b[k*cols + c] != 0``, else 0."""
-    _check_unique(BOOL_MATMUL_OP_ID, a, b, out)
+    check_unique_names(BOOL_MATMUL_OP_ID, a, b, out)
     a_count, b_count, out_count = rows * inner, inner * cols, rows * cols
     if max(a_count, b_count, out_count) > 0xFFFFFFFF:
         raise OpParamError(f"{BOOL_MATMUL_OP_ID}: element count overflows u32 for [{rows}, {inner}, {cols}]. "
@@ -153,6 +127,10 @@ def _build_meet(size: int = 4) -> Program:
     return lattice_meet("a", "b", "out", size)
 
 
+def _build_sketch(size: int = 4) -> Program:
+    return sketch_mix("input", "out", size)
+
+
 def _build_minplus(size: int = 4) -> Program:
     return semiring_min_plus_mul("a", "b", "out", size)
 
@@ -161,51 +139,29 @@ def _build_bool_mm(rows: int = 2, inner: int = 3, cols: int = 2) -> Program:
     return bool_semiring_matmul("a", "b", "out", rows, inner, cols)
 
 
-def _build_sketch(size: int = 4) -> Program:
-    return sketch_mix("input", "out", size)
-
-
 _LATTICE_A = [0x0000FFFF, 0xAAAAAAAA, 0x00000000, 0xFFFFFFFF]
 _LATTICE_B = [0xFFFF0000, 0x55555555, 0x00000000, 0x00000000]
 _U32_MAX = 0xFFFFFFFF
 
-JOIN_ENTRY = register_op(
-    JOIN_OP_ID, _build_join,
-    test_inputs=lambda: [[pack_u32_slice(_LATTICE_A), pack_u32_slice(_LATTICE_B)]],
-    expected_output=lambda: [[pack_u32_slice([0xFFFFFFFF, 0xFFFFFFFF, 0x00000000, 0xFFFFFFFF])]],
-    category="math", ulp=ULP,
-    bench=dict(size=1 << 24),
-)
+JOIN_ENTRY = register_case(JOIN_OP_ID, _build_join, [pack_u32_slice(_LATTICE_A), pack_u32_slice(_LATTICE_B)],
+                           [pack_u32_slice([0xFFFFFFFF, 0xFFFFFFFF, 0x00000000, 0xFFFFFFFF])], category="math",
+                           ulp=ULP, bench=dict(size=1 << 24))
 
-MEET_ENTRY = register_op(
-    MEET_OP_ID, _build_meet,
-    test_inputs=lambda: [[pack_u32_slice(_LATTICE_A), pack_u32_slice(_LATTICE_B)]],
-    expected_output=lambda: [[pack_u32_slice([0x00000000, 0x00000000, 0x00000000, 0x00000000])]],
-    category="math", ulp=ULP,
-    bench=dict(size=1 << 24),
-)
+MEET_ENTRY = register_case(MEET_OP_ID, _build_meet, [pack_u32_slice(_LATTICE_A), pack_u32_slice(_LATTICE_B)],
+                           [pack_u32_slice([0x00000000, 0x00000000, 0x00000000, 0x00000000])], category="math",
+                           ulp=ULP, bench=dict(size=1 << 24))
 
-MINPLUS_MUL_ENTRY = register_op(
-    MINPLUS_MUL_OP_ID, _build_minplus,
-    test_inputs=lambda: [[pack_u32_slice([10, 20, _U32_MAX, _U32_MAX - 1]), pack_u32_slice([1, 2, 3, 4])]],
-    expected_output=lambda: [[pack_u32_slice([11, 22, _U32_MAX, _U32_MAX])]],
-    category="math", ulp=ULP,
-    bench=dict(size=1 << 24),
-)
+MINPLUS_MUL_ENTRY = register_case(MINPLUS_MUL_OP_ID, _build_minplus,
+                                  [pack_u32_slice([10, 20, _U32_MAX, _U32_MAX - 1]), pack_u32_slice([1, 2, 3, 4])],
+                                  [pack_u32_slice([11, 22, _U32_MAX, _U32_MAX])], category="math", ulp=ULP,
+                                  bench=dict(size=1 << 24))
 
-BOOL_MATMUL_ENTRY = register_op(
-    BOOL_MATMUL_OP_ID, _build_bool_mm,
-    test_inputs=lambda: [[pack_u32_slice([1, 0, 1, 0, 1, 0]), pack_u32_slice([0, 1, 1, 0, 0, 0])]],
-    expected_output=lambda: [[pack_u32_slice([0, 1, 1, 0])]],
-    category="math", ulp=ULP,
-    bench=dict(rows=512, inner=512, cols=512),
-)
+BOOL_MATMUL_ENTRY = register_case(BOOL_MATMUL_OP_ID, _build_bool_mm,
+                                  [pack_u32_slice([1, 0, 1, 0, 1, 0]), pack_u32_slice([0, 1, 1, 0, 0, 0])],
+                                  [pack_u32_slice([0, 1, 1, 0])], category="math", ulp=ULP,
+                                  bench=dict(rows=512, inner=512, cols=512))
 
-SKETCH_MIX_ENTRY = register_op(
-    SKETCH_MIX_OP_ID, _build_sketch,
-    test_inputs=lambda: [[pack_u32_slice([1, 2, 3, 4])]],
-    # vyre computes these with a Rust closure of the same mix: mix(1), mix(2), mix(3), mix(4).
-    expected_output=lambda: [[pack_u32_slice([0xBD55FC18, 0xF04F52F1, 0xD2EF712C, 0x855AA83B])]],
-    category="math", ulp=ULP,
-    bench=dict(size=1 << 24),
-)
+# vyre computes these with a Rust closure of the same mix: mix(1), mix(2), mix(3), mix(4).
+SKETCH_MIX_ENTRY = register_case(SKETCH_MIX_OP_ID, _build_sketch, [pack_u32_slice([1, 2, 3, 4])],
+                                 [pack_u32_slice([0xBD55FC18, 0xF04F52F1, 0xD2EF712C, 0x855AA83B])], category="math",
+                                 ulp=ULP, bench=dict(size=1 << 24))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ...ir import DataType, Expr, Node, Program
 from ..builder import elementwise_program, out_decl, ro_decl
-from ..registry import register_op
+from ..registry import register_case
 from ..wire import pack_u32_slice
 
 OP_ID = "vyre-libs::math::clamp_u32"
@@ -31,10 +31,6 @@ def _build(n: int = 4) -> Program:
     return clamp_u32("input", "lo", "hi", "out", n)
 
 
-ENTRY = register_op(
-    OP_ID, _build,
-    test_inputs=lambda: [[pack_u32_slice([0, 5, 10, 0xFFFFFFFF]), pack_u32_slice([3, 3, 3, 100]),
-                          pack_u32_slice([8, 8, 8, 200])]],
-    expected_output=lambda: [[pack_u32_slice([3, 5, 8, 200])]],
-    category="math", ulp=ULP, bench=dict(n=1 << 24),
-)
+ENTRY = register_case(OP_ID, _build, [pack_u32_slice([0, 5, 10, 0xFFFFFFFF]), pack_u32_slice([3, 3, 3, 100]),
+                                      pack_u32_slice([8, 8, 8, 200])],
+                      [pack_u32_slice([3, 5, 8, 200])], category="math", ulp=ULP, bench=dict(n=1 << 24))

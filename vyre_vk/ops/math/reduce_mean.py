@@ -17,7 +17,7 @@ from __future__ import annotations
 from ...ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
 from ..builder import out_decl, ro_decl
 from ..primitives import FIRST_WORKGROUP, sum_f32_child
-from ..registry import OpParamError, register_op
+from ..registry import OpParamError, register_case
 from ..wire import pack_f32_slice
 
 OP_ID = "vyre-libs::math::reduce_mean"
@@ -62,9 +62,5 @@ def _build(n: int = 4) -> Program:
     return reduce_mean("input", "output", n)
 
 
-ENTRY = register_op(
-    OP_ID, _build,
-    test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0])]],
-    expected_output=lambda: [[pack_f32_slice([2.5])]],
-    category="math", ulp=ULP, bench=dict(n=1 << 20),
-)
+ENTRY = register_case(OP_ID, _build, [pack_f32_slice([1.0, 2.0, 3.0, 4.0])], [pack_f32_slice([2.5])], category="math",
+                      ulp=ULP, bench=dict(n=1 << 20))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ...ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
 from ..builder import out_decl, ro_decl
-from ..registry import register_op
+from ..registry import register_case
 from ..wire import pack_f32_slice
 from vyre_vk.ops.registry import OpParamError
 
@@ -111,10 +111,5 @@ def _build(n: int = 256) -> Program:
     return reduce_variance("input", "output", n)
 
 
-ENTRY = register_op(
-    OP_ID, _build,
-    test_inputs=lambda: [[pack_f32_slice([2.0] * 256)]],
-    expected_output=lambda: [[pack_f32_slice([0.0])]],
-    category="math", ulp=ULP,
-    bench=dict(n=1 << 24),
-)
+ENTRY = register_case(OP_ID, _build, [pack_f32_slice([2.0] * 256)], [pack_f32_slice([0.0])], category="math", ulp=ULP,
+                      bench=dict(n=1 << 24))

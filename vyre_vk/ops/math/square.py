@@ -11,7 +11,7 @@ Example::
 from __future__ import annotations
 
 from ...ir import Program
-from ..registry import register_op
+from ..registry import register_case
 from ..wire import pack_f32_slice
 from .elementwise import f32_elementwise_mul
 
@@ -28,9 +28,5 @@ def _build(n: int = 4) -> Program:
     return square("input", "output", n)
 
 
-ENTRY = register_op(
-    OP_ID, _build,
-    test_inputs=lambda: [[pack_f32_slice([2.0, 3.0, 4.0, 5.0])]],
-    expected_output=lambda: [[pack_f32_slice([4.0, 9.0, 16.0, 25.0])]],
-    category="math", ulp=ULP, bench=dict(n=1 << 24),
-)
+ENTRY = register_case(OP_ID, _build, [pack_f32_slice([2.0, 3.0, 4.0, 5.0])], [pack_f32_slice([4.0, 9.0, 16.0, 25.0])],
+                      category="math", ulp=ULP, bench=dict(n=1 << 24))

@@ -10,7 +10,7 @@ Example::
 from __future__ import annotations
 
 from ...ir import Expr, Program
-from ..registry import register_op
+from ..registry import register_case
 from ..wire import pack_u32_slice
 from .elementwise import u32_elementwise_unary
 
@@ -27,9 +27,6 @@ def _build(size: int = 4) -> Program:
     return wrapping_neg("a", "out", size)
 
 
-ENTRY = register_op(
-    OP_ID, _build,
-    test_inputs=lambda: [[pack_u32_slice([0, 1, 0xFFFFFFFF, 42])]],
-    expected_output=lambda: [[pack_u32_slice([0, 0xFFFFFFFF, 1, 0xFFFFFFD6])]],
-    category="math", ulp=ULP, bench=dict(size=1 << 24),
-)
+ENTRY = register_case(OP_ID, _build, [pack_u32_slice([0, 1, 0xFFFFFFFF, 42])],
+                      [pack_u32_slice([0, 0xFFFFFFFF, 1, 0xFFFFFFD6])], category="math", ulp=ULP,
+                      bench=dict(size=1 << 24))

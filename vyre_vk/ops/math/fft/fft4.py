@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ....ir import Expr, Node, Program, wrap_anonymous
 from ...builder import out_decl, ro_decl
-from ...registry import register_op
+from ...registry import register_case
 from ...wire import pack_f32_slice
 
 OP_ID = "vyre-libs::math::fft::fft4_complex"
@@ -46,10 +46,6 @@ def _build() -> Program:
     return fft4_complex("input", "output")
 
 
-ENTRY = register_op(
-    OP_ID, _build,
-    test_inputs=lambda: [[pack_f32_slice([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])]],
-    expected_output=lambda: [[pack_f32_slice([1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0])]],
-    category="math", ulp=ULP,
-    bench=dict(),
-)
+ENTRY = register_case(OP_ID, _build, [pack_f32_slice([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])],
+                      [pack_f32_slice([1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0])], category="math", ulp=ULP,
+                      bench=dict())

@@ -20,7 +20,7 @@ import numpy as np
 
 from ....ir import Expr, Node, Program, wrap_anonymous
 from ...builder import out_decl, ro_decl
-from ...registry import register_op
+from ...registry import register_case
 from ...wire import pack_f32_slice
 from vyre_vk.ops.registry import OpParamError
 
@@ -98,10 +98,6 @@ def _build(n: int = 4) -> Program:
     return fft_radix2_complex("input", "output", n)
 
 
-ENTRY = register_op(
-    OP_ID, _build,
-    test_inputs=lambda: [[pack_f32_slice([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])]],
-    expected_output=lambda: [[pack_f32_slice([1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0])]],
-    category="math", ulp=ULP,
-    bench=dict(),
-)
+ENTRY = register_case(OP_ID, _build, [pack_f32_slice([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])],
+                      [pack_f32_slice([1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0])], category="math", ulp=ULP,
+                      bench=dict())

@@ -17,7 +17,7 @@ from typing import Optional
 
 from ....ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
 from ...builder import out_decl, ro_decl
-from ...registry import register_op
+from ...registry import register_case, register_op
 from ...wire import pack_u32_slice
 from vyre_vk.ops.registry import OpParamError
 
@@ -121,10 +121,6 @@ ENTRY_BIAS = register_op(
     bench=dict(m=1024, k=1024, n=1024),
 )
 
-ENTRY_BIAS_SCALAR = register_op(
-    OP_ID_BIAS_SCALAR, _build_bias_scalar,
-    test_inputs=lambda: [[pack_u32_slice([2]), pack_u32_slice([3]), pack_u32_slice([5])]],
-    expected_output=lambda: [[pack_u32_slice([11])]],
-    category="math", ulp=ULP,
-    bench=dict(),
-)
+ENTRY_BIAS_SCALAR = register_case(OP_ID_BIAS_SCALAR, _build_bias_scalar,
+                                  [pack_u32_slice([2]), pack_u32_slice([3]), pack_u32_slice([5])],
+                                  [pack_u32_slice([11])], category="math", ulp=ULP, bench=dict())

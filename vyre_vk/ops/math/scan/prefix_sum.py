@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ....ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
 from ...builder import out_decl, ro_decl
-from ...registry import OpParamError, register_op
+from ...registry import OpParamError, register_case
 from ...wire import pack_u32_slice
 
 OP_ID = "vyre-libs::math::scan_prefix_sum"
@@ -76,9 +76,5 @@ def _build(n: int = 4) -> Program:
     return scan_prefix_sum("input", "output", n)
 
 
-ENTRY = register_op(
-    OP_ID, _build,
-    test_inputs=lambda: [[pack_u32_slice([1, 2, 3, 4])]],
-    expected_output=lambda: [[pack_u32_slice([1, 3, 6, 10])]],
-    category="math", ulp=ULP, bench=dict(n=1024),
-)
+ENTRY = register_case(OP_ID, _build, [pack_u32_slice([1, 2, 3, 4])], [pack_u32_slice([1, 3, 6, 10])], category="math",
+                      ulp=ULP, bench=dict(n=1024))

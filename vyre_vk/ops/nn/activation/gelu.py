@@ -10,9 +10,7 @@ Example::
 from __future__ import annotations
 
 from ....ir import Expr, Program
-from ...registry import register_op
-from ...wire import pack_f32_slice
-from .unary import f32_bits, f32_unary_activation_program
+from .unary import f32_unary_activation_program, register_activation
 
 OP_ID = "vyre-libs::nn::gelu"
 GELU_SQRT_2_OVER_PI = 0.7978846   # f32 literal 0.797_884_6
@@ -35,12 +33,6 @@ def _build(n: int = 4) -> Program:
     return gelu("input", "output", n)
 
 
-ENTRY = register_op(
-    OP_ID, _build,
-    test_inputs=lambda: [[pack_f32_slice([0.0, 1.0, -1.0, 2.0])]],
-    # vyre computes 0.5*x*(1+tanh(inner)) on the host (f32, glibc tanhf):
-    # [0, 0.841192, -0.158808, 1.9545977]
-    expected_output=lambda: [[f32_bits([0x00000000, 0x3F57585C, 0xBE229E90, 0x3FFA3042])]],
-    category="nn", ulp=ULP,
-    bench=dict(n=1 << 24),
-)
+# vyre computes 0.5*x*(1+tanh(inner)) on the host (f32, glibc tanhf):
+# [0, 0.841192, -0.158808, 1.9545977]
+ENTRY = register_activation(OP_ID, _build, [0.0, 1.0, -1.0, 2.0], bits=[0, 0x3F57585C, 0xBE229E90, 0x3FFA3042], ulp=ULP)

@@ -9,9 +9,7 @@ Example::
 from __future__ import annotations
 
 from ....ir import Expr, Program
-from ...registry import register_op
-from ...wire import pack_f32_slice
-from .unary import f32_unary_activation_program
+from .unary import f32_unary_activation_program, register_activation
 
 OP_ID = "vyre-libs::nn::leaky_relu_sq"
 # 4 ULP: elementary ops only (vyre's program budget; no explicit entry). Results are exact in
@@ -32,11 +30,5 @@ def _build(n: int = 4) -> Program:
     return leaky_relu_sq("input", "output", n)
 
 
-ENTRY = register_op(
-    OP_ID, _build,
-    test_inputs=lambda: [[pack_f32_slice([0.0, 2.0, -4.0, 1.0])]],
-    # vyre computes these with max(0.5x, x)^2 in f32: [0, 4, 4, 1]
-    expected_output=lambda: [[pack_f32_slice([0.0, 4.0, 4.0, 1.0])]],
-    category="nn", ulp=ULP,
-    bench=dict(n=1 << 24),
-)
+# vyre computes these with max(0.5x, x)^2 in f32: [0, 4, 4, 1]
+ENTRY = register_activation(OP_ID, _build, [0.0, 2.0, -4.0, 1.0], [0.0, 4.0, 4.0, 1.0], ulp=ULP)

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from ....ir import Expr, Program
 from ...primitives import flush_tiny
-from ...registry import register_op
-from ...wire import pack_f32_slice
-from .unary import f32_bits, f32_unary_activation_program
+from .unary import f32_unary_activation_program, register_activation
 
 OP_ID = "vyre-libs::nn::logit_softcap"
 # 128 ULP: the program uses Tanh (vyre: max(explicit 2, transcendental budget 128)).
@@ -29,11 +27,6 @@ def _build(n: int = 4, cap: float = 30.0) -> Program:
     return logit_softcap("input", "output", n, cap)
 
 
-ENTRY = register_op(
-    OP_ID, _build,
-    test_inputs=lambda: [[pack_f32_slice([0.0, 15.0, -60.0, 100.0])]],
-    # Listed bit patterns in vyre: [0, 13.863514, -28.920828, 29.92374]
-    expected_output=lambda: [[f32_bits([0x00000000, 0x415DD0F4, 0xC1E75DDB, 0x41EF63D2])]],
-    category="nn", ulp=ULP,
-    bench=dict(n=1 << 24),
-)
+# Listed bit patterns in vyre: [0, 13.863514, -28.920828, 29.92374]
+ENTRY = register_activation(OP_ID, _build, [0.0, 15.0, -60.0, 100.0],
+                            bits=[0, 0x415DD0F4, 0xC1E75DDB, 0x41EF63D2], ulp=ULP)

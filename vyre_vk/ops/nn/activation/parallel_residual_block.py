@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ....ir import Expr, Node, Program
 from ...builder import elementwise_program, out_decl, ro_decl
-from ...registry import register_op
+from ...registry import register_case
 from ...wire import pack_f32_slice
 from vyre_vk.ops.registry import OpParamError
 
@@ -33,12 +33,7 @@ def _build(n: int = 4) -> Program:
     return parallel_residual_block("x", "attn", "mlp", "out", n)
 
 
-ENTRY = register_op(
-    OP_ID, _build,
-    test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0]), pack_f32_slice([0.1, 0.2, 0.3, 0.4]),
-                          pack_f32_slice([0.01, 0.02, 0.03, 0.04])]],
-    # vyre lists the f32 literals 1.11, 2.22, 3.33, 4.44 (not the computed sums; see tests/ops).
-    expected_output=lambda: [[pack_f32_slice([1.11, 2.22, 3.33, 4.44])]],
-    category="nn", ulp=ULP,
-    bench=dict(n=1 << 24),
-)
+ENTRY = register_case(OP_ID, _build, [pack_f32_slice([1.0, 2.0, 3.0, 4.0]), pack_f32_slice([0.1, 0.2, 0.3, 0.4]),
+                                      pack_f32_slice([0.01, 0.02, 0.03, 0.04])],
+                      # vyre lists the f32 literals 1.11, 2.22, 3.33, 4.44 (not the computed sums; see tests/ops).
+                      [pack_f32_slice([1.11, 2.22, 3.33, 4.44])], category="nn", ulp=ULP, bench=dict(n=1 << 24))

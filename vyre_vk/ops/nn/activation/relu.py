@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
 from ...builder import out_decl
-from ...registry import register_op
+from ...registry import register_case
 from ...wire import pack_u32_slice
 
 OP_ID = "vyre-libs::nn::relu"
@@ -49,10 +49,5 @@ def _build(n: int = 4) -> Program:
     return relu("input", "output", n)
 
 
-ENTRY = register_op(
-    OP_ID, _build,
-    test_inputs=lambda: [[pack_u32_slice([0, 5, 10, 0])]],
-    expected_output=lambda: [[pack_u32_slice([0, 5, 10, 0])]],
-    category="nn", ulp=ULP,
-    bench=dict(n=1 << 24),
-)
+ENTRY = register_case(OP_ID, _build, [pack_u32_slice([0, 5, 10, 0])], [pack_u32_slice([0, 5, 10, 0])], category="nn",
+                      ulp=ULP, bench=dict(n=1 << 24))

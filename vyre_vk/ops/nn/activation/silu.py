@@ -3,16 +3,15 @@
 
 Example::
 
-    >>> silu("input", "output", 4).entry[0].generator
-    'vyre-libs::nn::silu'
+    >>> p = silu("input", "output", 4)
+    >>> p.entry[0].generator, p.workgroup_size
+    ('vyre-libs::nn::silu', (64, 1, 1))
 """
 from __future__ import annotations
 
 from ....ir import Expr, Program
 from ...primitives import flush_tiny
-from ...registry import register_op
-from ...wire import pack_f32_slice
-from .unary import f32_bits, f32_unary_activation_program
+from .unary import f32_unary_activation_program, register_activation
 
 OP_ID = "vyre-libs::nn::silu"
 # 128 ULP: the program uses Exp (vyre: max(explicit 1, transcendental budget 128)).
@@ -32,12 +31,6 @@ def _build(n: int = 4) -> Program:
     return silu("input", "output", n)
 
 
-ENTRY = register_op(
-    OP_ID, _build,
-    test_inputs=lambda: [[pack_f32_slice([0.0, 1.0, -1.0, 2.0])]],
-    # vyre computes x / (1 + exp(-x)) on the host (f32, glibc expf):
-    # [0, 0.7310586, -0.26894143, 1.761594]
-    expected_output=lambda: [[f32_bits([0x00000000, 0x3F3B26A8, 0xBE89B2B1, 0x3FE17BEA])]],
-    category="nn", ulp=ULP,
-    bench=dict(n=1 << 24),
-)
+# vyre computes x / (1 + exp(-x)) on the host (f32, glibc expf):
+# [0, 0.7310586, -0.26894143, 1.761594]
+ENTRY = register_activation(OP_ID, _build, [0.0, 1.0, -1.0, 2.0], bits=[0, 0x3F3B26A8, 0xBE89B2B1, 0x3FE17BEA], ulp=ULP)

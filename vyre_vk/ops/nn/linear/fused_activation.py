@@ -8,6 +8,7 @@ from typing import Callable
 
 from ....ir import DataType, Expr, Node, Program, wrap_anonymous
 from ...math.linalg.matmul import gemm_buffers
+from ...registry import OpEntry, register_op
 from ...wire import pack_f32_slice
 from vyre_vk.ops.registry import OpParamError
 
@@ -16,6 +17,14 @@ def fused_vector_inputs() -> list:
     """vyre's 4x4 vector of the fused linear ops: x = 0..3, w = 0..15, b = 0 (pre-activation 56 + 6i)."""
     return [[pack_f32_slice([float(i) for i in range(4)]), pack_f32_slice([float(i) for i in range(16)]),
              pack_f32_slice([0.0] * 4)]]
+
+
+def register_fused_linear(op_id: str, builder: Callable[..., Program], ulp: int) -> OpEntry:
+    """Register a fused linear op on the shared 4x4 vector: every activation here (relu, silu) maps the
+    pre-activations 56 + 6i to themselves (exp(-56) vanishes next to 1), so the ops share one table."""
+    return register_op(op_id, builder, test_inputs=fused_vector_inputs,
+                       expected_output=lambda: [[pack_f32_slice([56.0, 62.0, 68.0, 74.0])]],
+                       category="nn", ulp=ulp, bench=dict(in_dim=4096, out_dim=4096))
 
 
 def linear_fused_activation(op_name: str, op_id: str, x: str, w: str, b: str, out: str, in_dim: int,

@@ -9,10 +9,8 @@ Example::
 from __future__ import annotations
 
 from ....ir import Program
-from ...registry import register_op
-from ...wire import pack_f32_slice
 from ..activation.relu import relu_f32_expr
-from .fused_activation import fused_vector_inputs, linear_fused_activation
+from .fused_activation import linear_fused_activation, register_fused_linear
 
 OP_ID = "vyre-libs::nn::linear_relu"
 # 4 ULP: elementary ops only (a mul/add dot product, contractible to fma; vyre's program budget).
@@ -27,10 +25,4 @@ def _build(in_dim: int = 4, out_dim: int = 4) -> Program:
     return linear_relu("x", "w", "b", "out", in_dim, out_dim)
 
 
-ENTRY = register_op(
-    OP_ID, _build,
-    test_inputs=fused_vector_inputs,
-    expected_output=lambda: [[pack_f32_slice([56.0, 62.0, 68.0, 74.0])]],
-    category="nn", ulp=ULP,
-    bench=dict(in_dim=4096, out_dim=4096),
-)
+ENTRY = register_fused_linear(OP_ID, _build, ULP)

@@ -9,10 +9,8 @@ Example::
 from __future__ import annotations
 
 from ....ir import Program
-from ...registry import register_op
-from ...wire import pack_f32_slice
 from ..activation.silu import silu_expr
-from .fused_activation import fused_vector_inputs, linear_fused_activation
+from .fused_activation import linear_fused_activation, register_fused_linear
 
 OP_ID = "vyre-libs::nn::linear_silu"
 # 128 ULP: the program uses Exp (vyre's transcendental budget; no explicit entry).
@@ -27,11 +25,4 @@ def _build(in_dim: int = 4, out_dim: int = 4) -> Program:
     return linear_silu("x", "w", "b", "out", in_dim, out_dim)
 
 
-ENTRY = register_op(
-    OP_ID, _build,
-    test_inputs=fused_vector_inputs,
-    # vyre computes z / (1 + exp(-z)) for z = 56 + 6i on the host; exp(-56) vanishes next to 1
-    expected_output=lambda: [[pack_f32_slice([56.0, 62.0, 68.0, 74.0])]],
-    category="nn", ulp=ULP,
-    bench=dict(in_dim=4096, out_dim=4096),
-)
+ENTRY = register_fused_linear(OP_ID, _build, ULP)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from ....ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
 from ...builder import out_decl, ro_decl, strided_accumulate_child, strided_writeback_child
 from ...primitives import FIRST_WORKGROUP, sum_f32_child
-from ...registry import register_op
+from ...registry import register_case
 from ...wire import pack_f32_slice
 from ..activation.unary import f32_bits
 from ..rms import EMPTY_RMS_FIX, inverse_rms_expr, square_expr
@@ -59,12 +59,8 @@ def _build(n: int = 4, eps: float = 1e-5) -> Program:
     return rms_norm("input", "output", n, eps)
 
 
-ENTRY = register_op(
-    OP_ID, _build,
-    test_inputs=lambda: [[pack_f32_slice([1.0, 2.0, 3.0, 4.0])]],
-    # vyre: rms = (7.5 + 1e-5).sqrt().recip() in f32; y = x*rms
-    # [0.36514813, 0.73029625, 1.0954444, 1.4605925]
-    expected_output=lambda: [[f32_bits([0x3EBAF4B2, 0x3F3AF4B2, 0x3F8C3786, 0x3FBAF4B2])]],
-    category="nn", ulp=ULP,
-    bench=dict(n=1 << 20),
-)
+# vyre: rms = (7.5 + 1e-5).sqrt().recip() in f32; y = x*rms
+# [0.36514813, 0.73029625, 1.0954444, 1.4605925]
+ENTRY = register_case(OP_ID, _build, [pack_f32_slice([1.0, 2.0, 3.0, 4.0])],
+                      [f32_bits([0x3EBAF4B2, 0x3F3AF4B2, 0x3F8C3786, 0x3FBAF4B2])], category="nn", ulp=ULP,
+                      bench=dict(n=1 << 20))

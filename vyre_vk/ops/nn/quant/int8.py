@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ....ir import DataType, Expr, Node, Program
 from ...builder import elementwise_program, out_decl, ro_decl
-from ...registry import register_op
+from ...registry import register_case
 from ...wire import pack_f32_slice, pack_u32_slice
 from .pack import int8_pack  # noqa: F401  (re-exported: vyre's int8 module has both)
 
@@ -35,11 +35,8 @@ def _build_unpack(n: int = 4, cols: int = 2) -> Program:
     return int8_unpack("packed", "scales", "output", n, cols)
 
 
-ENTRY_UNPACK = register_op(
-    UNPACK_OP_ID, _build_unpack,
-    test_inputs=lambda: [[pack_u32_slice([10, 20, 30, 40]), pack_f32_slice([0.5, 2.0])]],
-    # row0: [10*0.5, 20*0.5] = [5, 10]; row1: [30*2, 40*2] = [60, 80]
-    expected_output=lambda: [[pack_f32_slice([5.0, 10.0, 60.0, 80.0])]],
-    category="nn", ulp=ULP,
-    bench=dict(n=1 << 24, cols=4096),
-)
+# row0: [10*0.5, 20*0.5] = [5, 10]; row1: [30*2, 40*2] = [60, 80]
+ENTRY_UNPACK = register_case(UNPACK_OP_ID, _build_unpack,
+                             [pack_u32_slice([10, 20, 30, 40]), pack_f32_slice([0.5, 2.0])],
+                             [pack_f32_slice([5.0, 10.0, 60.0, 80.0])], category="nn", ulp=ULP,
+                             bench=dict(n=1 << 24, cols=4096))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ....ir import DataType, Expr, Node, Program
 from ...builder import build_indexed_map, elementwise_program, out_decl, ro_decl
-from ...registry import register_op
+from ...registry import register_case
 from ...wire import pack_i32_slice, pack_u32_slice
 from .int4 import DOT_OP_ID as INT4_DOT_OP_ID, LHS_WORD, RHS_WORD, int4_dot_i32
 
@@ -46,32 +46,18 @@ def _build_int8(n: int = 4) -> Program:
     return int8_pack("input", "output", n)
 
 
-ENTRY_INT6 = register_op(
-    INT6_PACK_OP_ID, _build_int6,
-    test_inputs=lambda: [[pack_u32_slice([63, 100, 1, 0])]],
-    expected_output=lambda: [[pack_u32_slice([63, 36, 1, 0])]],
-    category="nn", ulp=ULP,
-    bench=dict(n=1 << 24),
-)
+ENTRY_INT6 = register_case(INT6_PACK_OP_ID, _build_int6, [pack_u32_slice([63, 100, 1, 0])],
+                           [pack_u32_slice([63, 36, 1, 0])], category="nn", ulp=ULP, bench=dict(n=1 << 24))
 
-ENTRY_INT8 = register_op(
-    INT8_PACK_OP_ID, _build_int8,
-    test_inputs=lambda: [[pack_u32_slice([255, 256, 1, 0])]],
-    expected_output=lambda: [[pack_u32_slice([255, 0, 1, 0])]],
-    category="nn", ulp=ULP,
-    bench=dict(n=1 << 24),
-)
+ENTRY_INT8 = register_case(INT8_PACK_OP_ID, _build_int8, [pack_u32_slice([255, 256, 1, 0])],
+                           [pack_u32_slice([255, 0, 1, 0])], category="nn", ulp=ULP, bench=dict(n=1 << 24))
 
 
 def _build_int4_dot(lane_count: int = 8) -> Program:
     return int4_dot_i32("lhs", "rhs", "out", lane_count)
 
 
-ENTRY_INT4_DOT = register_op(
-    INT4_DOT_OP_ID, _build_int4_dot,
-    # lanes [1,2,3,4,-1,-2,-3,-4] . [4,3,2,1,-4,-3,-2,-1] = 40
-    test_inputs=lambda: [[pack_u32_slice([LHS_WORD]), pack_u32_slice([RHS_WORD])]],
-    expected_output=lambda: [[pack_i32_slice([40])]],
-    category="nn", ulp=ULP,
-    bench=dict(lane_count=4096),
-)
+# lanes [1,2,3,4,-1,-2,-3,-4] . [4,3,2,1,-4,-3,-2,-1] = 40
+ENTRY_INT4_DOT = register_case(INT4_DOT_OP_ID, _build_int4_dot,
+                               [pack_u32_slice([LHS_WORD]), pack_u32_slice([RHS_WORD])], [pack_i32_slice([40])],
+                               category="nn", ulp=ULP, bench=dict(lane_count=4096))
