@@ -498,11 +498,16 @@ def test_unroll_rules():
     q, why = unroll_loads(p)
     assert "1 load(s) each" in why
     same(reference.run(p, {"a": a}), reference.run(q, {"a": a}))
-    # an index let of pure arithmetic (`let j = (m % 20) * 2`) is inlined: its guarded load is prefetched
+    # an index let of pure arithmetic (`let j = (m % 20) * 2`) is inlined in a spread fold chain (only
+    # there: elsewhere the newly unrolled programs were not measured), and its guarded load prefetched
+    from vyre_vk.ir.program import Region
+    from vyre_vk.opt.spread import SPREAD_GENERATOR
     j = Expr.var("j")
     p = red(40, Node.if_then(Expr.lt(j, Expr.u32(39)), [
         Node.assign("acc", Expr.add(Expr.var("acc"), Expr.load("a", j)))]),
         [Node.let_bind("j", Expr.mul(Expr.rem(m, Expr.u32(20)), Expr.u32(2)))])
+    assert unroll_loads(p) == (p, "")
+    p = Program(p.buffers, p.workgroup_size, (Region(SPREAD_GENERATOR, None, p.entry[0].body),), p.entry_op_id)
     q, why = unroll_loads(p)
     assert "loop m (40 iterations, 1 load(s) each)" in why
     pre = [n for n in walk_nodes(q.entry) if isinstance(n, N.Let) and isinstance(n.value, E.Load)]
