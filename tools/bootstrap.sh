@@ -4,7 +4,7 @@
 #      bookworm's 22.3 lavapipe silently stops loops after 65535 iterations), shaderc,
 #      glslang, SPIRV-Tools, fmt, cmake;
 #   2. the venv (.venv) with the build tools;
-#   3. the native wheels (tools/build_native.py, cached in wheelhouse/);
+#   3. the native wheels (tools/build_native.py, cached in ~/.cache/vyre-vk/wheelhouse);
 #   4. those wheels and this project (editable, with test extras) in the venv.
 # A second run only compares versions and hashes. Prints its own elapsed time.
 set -euo pipefail

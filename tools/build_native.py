@@ -73,6 +73,16 @@ def python_info(python: str) -> dict[str, str]:
     return {"tag": tag, "ext_suffix": ext, "platform": plat}
 
 
+def default_wheelhouse() -> Path:
+    """Outside the checkout, so every clone on a machine reuses one build: the same pyshaderc
+    module bytes are also the SPIR-V cache's compiler identity (vyre_vk.spirv.compiler_id), so a
+    rebuilt module would leave a fresh clone's test run with every shader cache entry missed."""
+    env = os.environ.get("VYRE_VK_WHEELHOUSE")
+    if env:
+        return Path(env)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "vyre-vk" / "wheelhouse"
+
+
 def cache_key(sdists: list[Path], py_tag: str) -> str:
     h = hashlib.sha256(py_tag.encode())
     inputs = [*sdists, ROOT / "CMakeLists.txt", Path(__file__).resolve(),
@@ -115,8 +125,9 @@ def build_kp(sdist: Path, python: str, info: dict[str, str], out: Path, build_ro
         (dist_info / "WHEEL").write_text(
             "Wheel-Version: 1.0\nGenerator: vyre-vk build_native\nRoot-Is-Purelib: false\n"
             f"Tag: {info['tag']}-{info['tag']}-{info['platform']}\n")
-        subprocess.run([python, "-m", "wheel", "pack", "-d", str(out), str(stage)], check=True,
+        subprocess.run([python, "-m", "wheel", "pack", "-d", tmp, str(stage)], check=True,
                        stdout=subprocess.DEVNULL)
+        os.replace(Path(tmp) / wheel_name, out / wheel_name)  # the cache is shared: never a partial wheel
     return out / wheel_name
 
 
@@ -132,18 +143,21 @@ def build_pyshaderc(sdist: Path, python: str, info: dict[str, str], out: Path) -
         for patch in sorted((ROOT / "patches" / "pyshaderc").glob("*.patch")):
             subprocess.run(["patch", "-p1", "--batch", "--forward", "-s", "-i", str(patch)],
                            cwd=src, check=True)
+        built = Path(tmp) / "wheel"
         subprocess.run([python, "-m", "pip", "wheel", "-q", "--no-build-isolation", "--no-deps",
-                        "-w", str(out), str(src)], check=True, stdout=subprocess.DEVNULL,
+                        "-w", str(built), str(src)], check=True, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL if not os.environ.get("VYRE_VK_VERBOSE") else None)
-    (wheel,) = out.glob(f"pyshaderc-*-{info['tag']}-*.whl")
-    return wheel
+        (wheel,) = built.glob(f"pyshaderc-*-{info['tag']}-*.whl")
+        os.replace(wheel, out / wheel.name)
+    return out / wheel.name
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--python", default=sys.executable,
                     help="interpreter to build for (needs setuptools, wheel, cffi, pybind11)")
-    ap.add_argument("--wheelhouse", type=Path, default=ROOT / "wheelhouse")
+    ap.add_argument("--wheelhouse", type=Path, default=default_wheelhouse(),
+                    help="wheel cache (default $VYRE_VK_WHEELHOUSE, else ~/.cache/vyre-vk/wheelhouse)")
     ap.add_argument("--build-dir", type=Path, default=ROOT / "build")
     args = ap.parse_args(argv)
 
