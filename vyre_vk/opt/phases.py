@@ -79,12 +79,19 @@ def invocation_pure(e: E.Expr, env: dict) -> bool:
     return True
 
 
+def resolve(e: E.Expr, env: dict) -> E.Expr:
+    """`e` with a variable bound in `env` (pure lets by name) replaced by its value, repeatedly."""
+    for _ in range(64):
+        if not (isinstance(e, E.Var) and e.name in env):
+            break
+        e = env[e.name]
+    return e
+
+
 def implies_wg0(cond: E.Expr, env: dict) -> bool:
     """True when `cond` can only hold in workgroup (0, *, *): ``workgroup_x == 0``, a conjunction
     with it, or a variable bound to one (`env`: pure lets by name)."""
-    seen = 0
-    while isinstance(cond, E.Var) and cond.name in env and seen < 64:
-        cond, seen = env[cond.name], seen + 1
+    cond = resolve(cond, env)
     if isinstance(cond, E.BinOpExpr):
         if cond.op is BinOp.Eq:
             a, b = cond.left, cond.right

@@ -42,7 +42,7 @@ from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess, DataType
 from ..ir.walk import expr_children, node_all_exprs, replace_expr, rewrite_nodes, walk_expr, walk_nodes
 from .analysis import Facts, NameSource, all_names, assigned_vars, read_vars, stored_buffers
-from .phases import implies_wg0, invocation_pure
+from .phases import implies_wg0, invocation_pure, resolve
 from .protocol import PassBase, PassContext, Rewrite
 
 SPREAD_GENERATOR = "vyre_vk.opt.spread"
@@ -68,14 +68,6 @@ class _Loop:
     post: list
 
 
-def _resolve(e: E.Expr, env: dict) -> E.Expr:
-    for _ in range(64):
-        if not (isinstance(e, E.Var) and e.name in env):
-            break
-        e = env[e.name]
-    return e
-
-
 def _match(p: Program) -> Optional[_Loop]:
     if len(p.entry) != 1 or not isinstance(p.entry[0], Region) or tuple(p.workgroup_size[1:]) != (1, 1):
         return None
@@ -95,7 +87,7 @@ def _match(p: Program) -> Optional[_Loop]:
         break
     if len(stmts) != 1 or not isinstance(stmts[0], N.If) or stmts[0].otherwise:
         return None
-    guard = _resolve(stmts[0].cond, env)
+    guard = resolve(stmts[0].cond, env)
     if not (implies_wg0(guard, env) and isinstance(guard, E.BinOpExpr) and guard.op is BinOp.Eq):
         return None  # exactly `workgroup_x == 0`: a conjunction would keep lanes out
     inner = list(stmts[0].then)
@@ -113,7 +105,7 @@ def _match(p: Program) -> Optional[_Loop]:
     if not (isinstance(v, E.BinOpExpr) and v.op is BinOp.Add and v.left == E.BinOpExpr(BinOp.Mul, E.Var(loop.var),
                                                                                        E.LitU32(tile))):
         return None
-    if not (isinstance(v.right, E.Var) and _resolve(v.right, env) == E.LocalId(0)):
+    if not (isinstance(v.right, E.Var) and resolve(v.right, env) == E.LocalId(0)):
         return None
     c = cond.cond
     if cond.otherwise or not (isinstance(c, E.BinOpExpr) and c.op is BinOp.Lt and c.left == E.Var(let.name)
