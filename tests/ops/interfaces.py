@@ -330,3 +330,10 @@ CHILD_REGIONS.update({
 })
 CATEGORY.update({_H + op: None for op in ("adler32", "blake3_compress", "crc32", "fnv1a32", "fnv1a64", "multi_hash")})
 CATEGORY.update({_D + op: None for op in ("base64", "encodex", "hex", "inflate_stored_block")})
+
+# Issue-16 port areas: each helper module defines INTERFACE, CHILD_REGIONS and CATEGORY rows of its ops.
+# [visual rows]
+# [security rows]
+# [matching rows]
+# [parsing rows]
+# [convergence rows]

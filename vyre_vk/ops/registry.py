@@ -220,3 +220,8 @@ def _load_all() -> None:
     from . import math, nn  # noqa: F401
     from . import logical, representation, substrate  # noqa: F401
     from . import decode, hash  # noqa: F401
+    # [visual ops]
+    # [security ops]
+    # [matching ops]
+    # [parsing ops]
+    # [convergence ops]

@@ -19,6 +19,11 @@ from . import (logical_binary, math_avg_floor, math_bit_count_ops, math_clamp_u3
                representation_unpack, substrate_catalog)
 from . import (decode_base64, decode_encodex, decode_hex, decode_inflate, hash_adler32,  # noqa: F401
                hash_blake3_compress, hash_crc32, hash_fnv1a32, hash_fnv1a64, hash_multi_hash)
+# [visual oracles]
+# [security oracles]
+# [matching oracles]
+# [parsing oracles]
+# [convergence oracles]
 from .core import ORACLES, Oracle, oracle
 
 __all__ = ["ORACLES", "Oracle", "oracle"]
