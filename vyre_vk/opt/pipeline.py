@@ -38,6 +38,7 @@ from .hoist import HOIST_INVARIANT, MAX_STAGES
 from .licm import LICM
 from .phases import SPLIT_PHASES
 from .spread import SPREAD
+from .tabulate import TABULATE
 from .protocol import OptimizerError, Pass, PassContext
 from .unroll import UNROLL_LOADS
 
@@ -91,7 +92,7 @@ class ProgramGraph:
 
 
 #: Every pass, in the order optimize() runs them (see protocol.py for their shape).
-PASS_ORDER: tuple[Pass, ...] = (CONSTANT_FOLD, DCE, SPLIT_PHASES, SPREAD, CSE, LICM, HOIST_INVARIANT, FISSION, UNROLL_LOADS, WORKGROUP_SIZE,
+PASS_ORDER: tuple[Pass, ...] = (CONSTANT_FOLD, DCE, SPLIT_PHASES, SPREAD, TABULATE, CSE, LICM, HOIST_INVARIANT, FISSION, UNROLL_LOADS, WORKGROUP_SIZE,
                                 COARSEN)
 PASS_NAMES: tuple[str, ...] = tuple(p.name for p in PASS_ORDER)
 PASSES: dict[str, Pass] = {p.name: p for p in PASS_ORDER}
