@@ -12,7 +12,7 @@ from ..ir import node as N
 from ..ir.optable import BinOp
 from ..ir.program import Program
 from ..ir.types import DataType
-from ..ir.walk import expr_children, expr_type, walk_expr, walk_expr_post
+from ..ir.walk import expr_children, expr_type, node_bodies, node_exprs, walk_expr, walk_expr_post
 from ..ir.walk import node_all_exprs, walk_nodes  # noqa: F401 (re-exported: tests import them from here)
 
 U32, I32, F32, BOOL = DataType.U32, DataType.I32, DataType.F32, DataType.Bool
@@ -49,6 +49,28 @@ def read_vars(nodes: Iterable[N.Node]) -> set[str]:
 def assigned_vars(nodes: Iterable[N.Node]) -> set[str]:
     """Variables written by Assign anywhere in `nodes`."""
     return {n.name for n in walk_nodes(nodes) if isinstance(n, N.Assign)}
+
+
+def free_vars(nodes: Iterable[N.Node], bound: frozenset = frozenset()) -> set[str]:
+    """Variables `nodes` read or assign that no Let or loop of theirs in scope binds (scopes:
+    a Let binds for the rest of its list; a nested list sees its parent's names).
+
+    >>> free_vars([N.Block((N.Let("x", E.LitU32(1)), N.Assign("x", E.Var("y"))))])
+    {'y'}
+    """
+    out: set = set()
+    names = set(bound)
+    for n in nodes:
+        for e in node_exprs(n):
+            out |= {x.name for x in walk_expr(e) if isinstance(x, E.Var)} - names
+        if isinstance(n, N.Assign) and n.name not in names:
+            out.add(n.name)
+        inner = names | ({n.var} if isinstance(n, N.Loop) else set())
+        for body in node_bodies(n):
+            out |= free_vars(body, frozenset(inner))
+        if isinstance(n, N.Let):
+            names.add(n.name)
+    return out
 
 
 def defined_vars(nodes: Iterable[N.Node]) -> set[str]:

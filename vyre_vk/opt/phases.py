@@ -66,8 +66,9 @@ def cut(stmts) -> list[list]:
     return [ph for ph in phases if ph]
 
 
-def invocation_pure(e: E.Expr, env: dict) -> bool:
-    """`e` is built from literals, invocation builtins and variables in `env` (such lets) only."""
+def invocation_pure(e: E.Expr, env: dict, divisions: bool = False) -> bool:
+    """`e` is built from literals, invocation builtins and variables in `env` (such lets) only
+    (`divisions`: an integer division or remainder by a non-zero literal too; it cannot trap)."""
     for x in walk_expr(e):
         if isinstance(x, E.Var):
             if x.name not in env:
@@ -75,7 +76,8 @@ def invocation_pure(e: E.Expr, env: dict) -> bool:
         elif not isinstance(x, (E.LitU32, E.LitI32, E.LitBool, E.BinOpExpr, E.UnOpExpr, E.Select, E.Cast) + _BUILTINS):
             return False
         elif isinstance(x, E.BinOpExpr) and x.op in (BinOp.Div, BinOp.Mod):
-            return False  # an integer division may trap: never duplicate one
+            if not (divisions and isinstance(x.right, E.LitU32) and x.right.value):
+                return False  # an integer division may trap: never duplicate one
     return True
 
 
@@ -227,6 +229,9 @@ class SplitPhases(PassBase):
 
     def run(self, program: Program, ctx: PassContext) -> Optional[Rewrite]:
         stages, scratch, why = split_phases(program)
+        if len(stages) == 1:
+            from .wgphases import split_per_workgroup
+            stages, scratch, why = split_per_workgroup(program)
         return Rewrite(tuple(stages), tuple(scratch), detail=why) if len(stages) > 1 else None
 
 

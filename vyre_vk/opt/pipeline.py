@@ -209,6 +209,8 @@ def optimize(program: Program, passes: Union[bool, Iterable[str], None] = True, 
             continue
         stages, new, whys = _run_pass(p, stages, ctx, check)
         scratch += new
+        if whys and hasattr(p, "merge"):  # a pass's graph-wide step (tabulate: one pre-pass per table)
+            stages, scratch = p.merge(stages, scratch)
         reports.append(PassReport(p.name, bool(whys), "; ".join(whys)))
         if whys:  # e.g. dce after hoisting: lets the main stage no longer reads
             for name in p.tidy:
