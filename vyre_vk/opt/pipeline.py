@@ -39,6 +39,7 @@ from .licm import LICM
 from .phases import SPLIT_PHASES
 from .spread import SPREAD
 from .tabulate import TABULATE
+from .split_invocations import SPLIT_INVOCATIONS
 from .protocol import OptimizerError, Pass, PassContext
 from .unroll import UNROLL_LOADS
 
@@ -92,7 +93,7 @@ class ProgramGraph:
 
 
 #: Every pass, in the order optimize() runs them (see protocol.py for their shape).
-PASS_ORDER: tuple[Pass, ...] = (CONSTANT_FOLD, DCE, SPLIT_PHASES, SPREAD, TABULATE, CSE, LICM, HOIST_INVARIANT, FISSION, UNROLL_LOADS, WORKGROUP_SIZE,
+PASS_ORDER: tuple[Pass, ...] = (CONSTANT_FOLD, DCE, SPLIT_PHASES, SPREAD, TABULATE, SPLIT_INVOCATIONS, CSE, LICM, HOIST_INVARIANT, FISSION, UNROLL_LOADS, WORKGROUP_SIZE,
                                 COARSEN)
 PASS_NAMES: tuple[str, ...] = tuple(p.name for p in PASS_ORDER)
 PASSES: dict[str, Pass] = {p.name: p for p in PASS_ORDER}

@@ -158,9 +158,9 @@ def _region(loop: N.Loop, kd: Keyed, facts: Facts, fresh) -> tuple[list, list, l
                 i += 2
                 continue
         elif isinstance(s, N.Let) and s.name not in assigned:
-            if any(isinstance(n, N.Loop) for n in forms) and any(_expensive(x, facts) for x in _walk(s.value)):
-                i += 1  # costly work on a reduction's result: next round, from the reduction's own table
-                continue  # (which other stages share: attention's weights reuse its score table)
+            if any(isinstance(n, N.Loop) for n in forms) and _reads(s.value, forms):
+                i += 1  # work on a reduction's result: next round (if worth it), from the reduction's own
+                continue  # table, which other loops and stages then share (gqa's dots, attention's scores)
             f = _coarse_stmt(s, kd)
             if f is not None:
                 kd.with_local([s.name])
@@ -191,6 +191,12 @@ def _extract(s: N.Node, kd: Keyed, facts: Facts, fresh, forms: list) -> N.Node:
     if isinstance(s, N.Store):
         return dataclasses.replace(s, value=visit(s.value))
     return dataclasses.replace(s, value=visit(s.value))
+
+
+def _reads(e: E.Expr, forms: list) -> bool:
+    """`e` reads a variable a moved reduction computes."""
+    made = {n.name for n in forms if isinstance(n, N.Let)}
+    return any(isinstance(x, E.Var) and x.name in made for x in _walk(e))
 
 
 def _walk(e: E.Expr):

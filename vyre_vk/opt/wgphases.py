@@ -49,7 +49,7 @@ from .keyed import conjuncts
 from .phases import MAX_PHASES, _ro, _used_bufs, cut, invocation_pure
 
 _WGX = E.WorkgroupId(0)
-_ZERO = {DataType.F32: E.LitF32(0.0), DataType.U32: E.LitU32(0), DataType.I32: E.LitI32(0)}
+_ZERO = {DataType.F32: E.Expr.f32(0.0), DataType.U32: E.LitU32(0), DataType.I32: E.LitI32(0)}
 
 
 def _bound(guard: E.Expr, env: dict) -> Optional[int]:
