@@ -20,7 +20,8 @@ from .fission import FISSION, fission
 from .fold import CONSTANT_FOLD, constant_fold
 from .hoist import HOIST_INVARIANT, Hoisted, hoist_invariant
 from .licm import LICM, licm
-from .phases import SPLIT_PHASES, split_phases
+from .phases import split_phases
+from .wgphases import SPLIT_PHASES
 from .pipeline import (DEFAULT_PASSES, MAX_FISSIONS, MAX_STAGES, PASS_NAMES, PASS_ORDER, PASSES, PassReport,
                        ProgramGraph, optimize, run_reference)
 from .protocol import OptimizerError, Pass, PassBase, PassContext, Rewrite

@@ -38,7 +38,6 @@ from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess
 from ..ir.walk import node_all_exprs, node_bodies, node_exprs, walk_expr, walk_nodes
 from .analysis import OPAQUE_EXPRS, assigned_vars, read_vars, stored_buffers
-from .protocol import PassBase, PassContext, Rewrite
 
 #: Stages one split may produce (each costs a dispatch and a pipeline barrier, ~2 us on an H200).
 MAX_PHASES = 12
@@ -217,22 +216,3 @@ def split_phases(p: Program) -> tuple[list[Program], list[BufferDecl], str]:
     why = (f"one workgroup's {len(phases)} barrier-separated phases run as {len(phases)} kernels "
            f"(workgroup buffers {', '.join(b.name for b in scratch)} become scratch), so each can take its own grid")
     return stages, scratch, why
-
-
-class SplitPhases(PassBase):
-    """Phase splitting (module docstring): at most one split per stage."""
-    name, kind, max_splits = "split_phases", "split", 1
-
-    def applies(self, program: Program, ctx: PassContext) -> bool:
-        return any(b.is_workgroup for b in program.buffers) and any(
-            isinstance(n, N.Barrier) for n in walk_nodes(program.entry))
-
-    def run(self, program: Program, ctx: PassContext) -> Optional[Rewrite]:
-        stages, scratch, why = split_phases(program)
-        if len(stages) == 1:
-            from .wgphases import split_per_workgroup
-            stages, scratch, why = split_per_workgroup(program)
-        return Rewrite(tuple(stages), tuple(scratch), detail=why) if len(stages) > 1 else None
-
-
-SPLIT_PHASES = SplitPhases()

@@ -36,7 +36,7 @@ from .fission import FISSION, MAX_FISSIONS
 from .fold import CONSTANT_FOLD
 from .hoist import HOIST_INVARIANT, MAX_STAGES
 from .licm import LICM
-from .phases import SPLIT_PHASES
+from .wgphases import SPLIT_PHASES
 from .spread import SPREAD
 from .tabulate import TABULATE
 from .split_invocations import SPLIT_INVOCATIONS

@@ -46,7 +46,8 @@ from ..ir.types import BufferAccess, DataType
 from ..ir.walk import node_all_exprs, rewrite_nodes, walk_nodes, replace_expr
 from .analysis import OPAQUE_EXPRS, assigned_vars, free_vars, read_vars, stored_buffers
 from .keyed import conjuncts
-from .phases import MAX_PHASES, _ro, _used_bufs, cut, invocation_pure
+from .phases import MAX_PHASES, _ro, _used_bufs, cut, invocation_pure, split_phases
+from .protocol import PassBase, PassContext, Rewrite
 
 _WGX = E.WorkgroupId(0)
 _ZERO = {DataType.F32: E.Expr.f32(0.0), DataType.U32: E.LitU32(0), DataType.I32: E.LitI32(0)}
@@ -198,4 +199,22 @@ def split_per_workgroup(p: Program) -> tuple[list[Program], list[BufferDecl], st
     return stages, scratch, why
 
 
-__all__ = ["split_per_workgroup"]
+class SplitPhases(PassBase):
+    """Phase splitting: phases.py's one-workgroup split, else this module's per-workgroup one; at
+    most one split per stage."""
+    name, kind, max_splits = "split_phases", "split", 1
+
+    def applies(self, program: Program, ctx: PassContext) -> bool:
+        return any(b.is_workgroup for b in program.buffers) and any(
+            isinstance(n, N.Barrier) for n in walk_nodes(program.entry))
+
+    def run(self, program: Program, ctx: PassContext) -> Optional[Rewrite]:
+        stages, scratch, why = split_phases(program)
+        if len(stages) == 1:
+            stages, scratch, why = split_per_workgroup(program)
+        return Rewrite(tuple(stages), tuple(scratch), detail=why) if len(stages) > 1 else None
+
+
+SPLIT_PHASES = SplitPhases()
+
+__all__ = ["split_per_workgroup", "SplitPhases", "SPLIT_PHASES"]
