@@ -332,8 +332,21 @@ CATEGORY.update({_H + op: None for op in ("adler32", "blake3_compress", "crc32",
 CATEGORY.update({_D + op: None for op in ("base64", "encodex", "hex", "inflate_stored_block")})
 
 # Issue-16 port areas: each helper module defines INTERFACE, CHILD_REGIONS and CATEGORY rows of its ops.
+from .interfaces_visual import CATEGORY as _VC, CHILD_REGIONS as _VR, INTERFACE as _VI  # noqa: E402
+INTERFACE.update(_VI); CHILD_REGIONS.update(_VR); CATEGORY.update(_VC)
 # [visual rows]
+from .interfaces_security import (CATEGORY as _SC, CHILD_REGIONS as _SCR, GENERATOR as _SG,  # noqa: E402
+                                  INTERFACE as _SI)
+INTERFACE.update(_SI); CHILD_REGIONS.update(_SCR); GENERATOR.update(_SG); CATEGORY.update(_SC)
 # [security rows]
+from .interfaces_matching import CATEGORY as _MC, CHILD_REGIONS as _MR, INTERFACE as _MI  # noqa: E402
+INTERFACE.update(_MI); CHILD_REGIONS.update(_MR); CATEGORY.update(_MC)  # noqa: E702
 # [matching rows]
+from .interfaces_parsing import (CATEGORY as _PC, CHILD_REGIONS as _PR, GENERATOR as _PG,  # noqa: E402
+                                 INTERFACE as _PI)
+INTERFACE.update(_PI); GENERATOR.update(_PG); CHILD_REGIONS.update(_PR); CATEGORY.update(_PC)
 # [parsing rows]
+from .interfaces_convergence import (CATEGORY as _CC, CHILD_REGIONS as _CCR,  # noqa: E402
+                                     INTERFACE as _CI)
+INTERFACE.update(_CI); CHILD_REGIONS.update(_CCR); CATEGORY.update(_CC)
 # [convergence rows]

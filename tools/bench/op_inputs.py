@@ -121,3 +121,15 @@ def _inflate_stored(rng, p, ins):
 def _newton_schulz(rng, p, ins):
     # a normalised matrix's entries (|x| <= 1), where the quintic iteration converges instead of overflowing
     return {"mat": rng.uniform(-1.0, 1.0, p["rows"] * p["cols"]).astype(np.float32)}
+
+
+@override("vyre-libs::security::aliases_dataflow")
+def _aliases_dataflow(rng, p, ins):
+    # CSR offsets are loop bounds: sorted edge owners, so every node's edge range is real
+    n, m = p["node_count"], p["edge_count"]
+    owners = np.sort(rng.integers(0, n, m))
+    return {"pg_edge_offsets": np.searchsorted(owners, np.arange(n + 1)).astype(np.uint32),
+            "pg_edge_targets": rng.integers(0, n, max(m, 1), dtype=np.uint32)}
+
+
+import op_inputs_convergence  # noqa: E402,F401  (the fixpoint security ops' graphs; registers on import)

@@ -220,8 +220,12 @@ def _load_all() -> None:
     from . import math, nn  # noqa: F401
     from . import logical, representation, substrate  # noqa: F401
     from . import decode, hash  # noqa: F401
+    from . import visual  # noqa: F401
     # [visual ops]
+    from . import security  # noqa: F401
     # [security ops]
+    from . import graph, matching, scan  # noqa: F401
     # [matching ops]
+    from . import parsing  # noqa: F401
     # [parsing ops]
     # [convergence ops]

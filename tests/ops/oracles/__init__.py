@@ -19,10 +19,18 @@ from . import (logical_binary, math_avg_floor, math_bit_count_ops, math_clamp_u3
                representation_unpack, substrate_catalog)
 from . import (decode_base64, decode_encodex, decode_hex, decode_inflate, hash_adler32,  # noqa: F401
                hash_blake3_compress, hash_crc32, hash_fnv1a32, hash_fnv1a64, hash_multi_hash)
+from . import (visual_blur, visual_box_shadow, visual_composite, visual_downsample,  # noqa: F401
+               visual_filter_chain, visual_glass, visual_gradient, visual_upsample)
 # [visual oracles]
+from . import (security_aliases_dataflow, security_catalog, security_label_by_family,  # noqa: F401
+               security_path_reconstruct)
 # [security oracles]
+from . import (graph_ast_walk, matching_aho_corasick, matching_cooperative_dfa,  # noqa: F401
+               matching_hit_buffer, scan_substring)
 # [matching oracles]
+from . import parsing_c, parsing_delimiter, parsing_python  # noqa: F401
 # [parsing oracles]
+from . import security_fixpoint_hit, security_fixpoint_reach  # noqa: F401
 # [convergence oracles]
 from .core import ORACLES, Oracle, oracle
 

@@ -1,0 +1,1 @@
+"""Op-specific tests of vyre_vk/ops/visual."""
