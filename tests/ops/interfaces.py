@@ -346,6 +346,9 @@ from .interfaces_parsing import (CATEGORY as _PC, CHILD_REGIONS as _PR, GENERATO
                                  INTERFACE as _PI)
 INTERFACE.update(_PI); GENERATOR.update(_PG); CHILD_REGIONS.update(_PR); CATEGORY.update(_PC)
 # [parsing rows]
+# [parsing-py rows]
+# [parsing-c11 rows]
+# [parsing-sema rows]
 from .interfaces_convergence import (CATEGORY as _CC, CHILD_REGIONS as _CCR,  # noqa: E402
                                      INTERFACE as _CI)
 INTERFACE.update(_CI); CHILD_REGIONS.update(_CCR); CATEGORY.update(_CC)

@@ -30,6 +30,9 @@ from . import (graph_ast_walk, matching_aho_corasick, matching_cooperative_dfa, 
 # [matching oracles]
 from . import parsing_c, parsing_delimiter, parsing_python  # noqa: F401
 # [parsing oracles]
+# [parsing-py oracles]
+# [parsing-c11 oracles]
+# [parsing-sema oracles]
 from . import security_fixpoint_hit, security_fixpoint_reach  # noqa: F401
 # [convergence oracles]
 from .core import ORACLES, Oracle, oracle
