@@ -56,3 +56,12 @@ def test_selection_geomean_and_doctests():
     assert ops.geomean([2.0, 8.0]) == 4.0 and ops.geomean([]) is None and ops.geomean([float("nan")]) is None
     for module in (op_inputs, ops_report):
         assert doctest.testmod(module).failed == 0
+
+
+def test_stage_times_reports_every_dispatch_of_a_split_schedule():
+    import stage_times
+
+    assert stage_times.parse("nn::softmax@n=1000, k=2") == ("vyre-libs::nn::softmax", {"n": 1000, "k": 2})
+    (row,) = stage_times.main(["nn::attention@seq_len=12,head_dim=20"], repeats=1)
+    # the tabulated attention schedule: dispatches and barriers alternate, one time per recorded op
+    assert len(row["per_op_s"]) >= 5 and row["total_s"] > 0 and all(t >= 0 for t in row["per_op_s"])

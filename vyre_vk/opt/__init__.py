@@ -2,9 +2,14 @@
 
 Passes (in the order `optimize` runs them, ``PASS_ORDER``; their names are ``PASS_NAMES``):
 ``constant_fold``, ``dce``, ``split_phases`` (one workgroup's barrier-separated phases as
-separate kernels, its workgroup memory as scratch), ``spread`` (those phases' strided maps as
+separate kernels, its workgroup memory as scratch; or every workgroup's phases, each
+workgroup's memory a slice of scratch: wgphases.py), ``spread`` (those phases' strided maps as
 one invocation per element, their strided folds as chains over many workgroups with the map
-part computed first), ``cse``, ``licm``, ``hoist_invariant`` (splits a program into a
+part computed first), ``tabulate`` (values that depend on the invocation only through a key,
+``id // c``, computed once per key and iteration by pre-passes: keyed.py proves the key,
+tables.py keeps one pre-pass per table), ``split_invocations`` (loops that each own one
+output column become a grid dimension), ``guard_idle`` (workgroups past every effect's bound
+exit at once), ``cse``, ``licm``, ``hoist_invariant`` (splits a program into a
 pre-pass + main program: a graph), ``fission`` (independent loop chains of a pre-pass in
 separate invocations + a combine), ``unroll`` (load prefetch in long reduction loops),
 ``workgroup_size`` (free local size per device class), ``coarsen`` (4 elements per
