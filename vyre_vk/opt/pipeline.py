@@ -41,6 +41,7 @@ from .spread import SPREAD
 from .tabulate import TABULATE
 from .split_invocations import SPLIT_INVOCATIONS
 from .idle import GUARD_IDLE
+from .privatize import PRIVATIZE
 from .protocol import OptimizerError, Pass, PassContext
 from .unroll import UNROLL_LOADS
 
@@ -94,7 +95,7 @@ class ProgramGraph:
 
 
 #: Every pass, in the order optimize() runs them (see protocol.py for their shape).
-PASS_ORDER: tuple[Pass, ...] = (CONSTANT_FOLD, DCE, SPLIT_PHASES, SPREAD, TABULATE, SPLIT_INVOCATIONS, GUARD_IDLE, CSE, LICM, HOIST_INVARIANT, FISSION, UNROLL_LOADS, WORKGROUP_SIZE,
+PASS_ORDER: tuple[Pass, ...] = (CONSTANT_FOLD, DCE, SPLIT_PHASES, SPREAD, TABULATE, SPLIT_INVOCATIONS, GUARD_IDLE, PRIVATIZE, CSE, LICM, HOIST_INVARIANT, FISSION, UNROLL_LOADS, WORKGROUP_SIZE,
                                 COARSEN)
 PASS_NAMES: tuple[str, ...] = tuple(p.name for p in PASS_ORDER)
 PASSES: dict[str, Pass] = {p.name: p for p in PASS_ORDER}
