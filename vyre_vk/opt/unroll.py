@@ -31,6 +31,7 @@ from typing import Optional
 
 from ..ir import expr as E
 from ..ir import node as N
+from ..ir.optable import TRANSCENDENTAL_UNOPS, UnOp
 from ..ir.program import Program, Region
 from ..ir.walk import map_expr, node_all_exprs, rewrite_nodes, walk_expr, walk_nodes
 from .analysis import Facts, NameSource, all_names, assigned_vars, defined_vars, replace_entry, size_of
@@ -63,11 +64,22 @@ def unroll_factor(device_class: str) -> int:
     return factor
 
 
+_HEAVY = TRANSCENDENTAL_UNOPS | {UnOp.Sqrt, UnOp.InverseSqrt, UnOp.Reciprocal}
+
+
 def loop_factor(loop: N.Loop, factor: int) -> int:
-    """Copies for this loop: `factor`, fewer for a body over MAX_BODY_SIZE expression nodes (the
-    copies together stay within MAX_BODY_SIZE * factor nodes), 0 when fewer than 2 would fit."""
+    """Copies for this loop: `factor` for a body within MAX_BODY_SIZE expression nodes; for a larger
+    body fewer (the copies within MAX_BODY_SIZE * factor nodes; 0 when fewer than 2 fit), unless
+    it holds an exponential-class op, a division or a square root -- each lowers to a routine of
+    ~100 instructions, and copies of those spill: H200 flash_attention's key loop (two exps)
+    unrolled x9 ran 5.8x slower (1.54 -> 8.96 ms)."""
     size = size_of(loop.body)
-    f = factor if size <= MAX_BODY_SIZE else (MAX_BODY_SIZE * factor) // max(size, 1)
+    if size <= MAX_BODY_SIZE:
+        return factor
+    if any((isinstance(x, E.UnOpExpr) and x.op in _HEAVY) or (isinstance(x, E.BinOpExpr) and x.op is E.BinOp.Div)
+           for x in node_all_exprs(loop.body)):
+        return 0
+    f = (MAX_BODY_SIZE * factor) // size
     return f if f >= 2 else 0
 
 
