@@ -346,8 +346,16 @@ from .interfaces_parsing import (CATEGORY as _PC, CHILD_REGIONS as _PR, GENERATO
                                  INTERFACE as _PI)
 INTERFACE.update(_PI); GENERATOR.update(_PG); CHILD_REGIONS.update(_PR); CATEGORY.update(_PC)
 # [parsing rows]
+from .interfaces_parsing_py import (CATEGORY as _PYC, CHILD_REGIONS as _PYR,  # noqa: E402
+                                    INTERFACE as _PYI)
+INTERFACE.update(_PYI); CHILD_REGIONS.update(_PYR); CATEGORY.update(_PYC)  # noqa: E702
 # [parsing-py rows]
+from .interfaces_parsing_c11 import CATEGORY as _C11C, CHILD_REGIONS as _C11R, INTERFACE as _C11I  # noqa: E402
+INTERFACE.update(_C11I); CHILD_REGIONS.update(_C11R); CATEGORY.update(_C11C)  # noqa: E702
 # [parsing-c11 rows]
+from .interfaces_parsing_sema import (CATEGORY as _SSC, CHILD_REGIONS as _SSR,  # noqa: E402
+                                      INTERFACE as _SSI)
+INTERFACE.update(_SSI); CHILD_REGIONS.update(_SSR); CATEGORY.update(_SSC)  # noqa: E702
 # [parsing-sema rows]
 from .interfaces_convergence import (CATEGORY as _CC, CHILD_REGIONS as _CCR,  # noqa: E402
                                      INTERFACE as _CI)

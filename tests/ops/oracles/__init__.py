@@ -30,8 +30,10 @@ from . import (graph_ast_walk, matching_aho_corasick, matching_cooperative_dfa, 
 # [matching oracles]
 from . import parsing_c, parsing_delimiter, parsing_python  # noqa: F401
 # [parsing oracles]
+from . import parsing_core_ast  # noqa: F401
 # [parsing-py oracles]
 # [parsing-c11 oracles]
+from . import parsing_sema  # noqa: F401
 # [parsing-sema oracles]
 from . import security_fixpoint_hit, security_fixpoint_reach  # noqa: F401
 # [convergence oracles]

@@ -219,3 +219,11 @@ for _op, _packed in (("c_keyword", False), ("c_keyword_packed_haystack", True)):
             "FNV-1a of each identifier's bytes looked up in the keyword rows: exact")
     def _(packed=_packed):
         return (lambda rng, p: keyword_inputs(rng, p, packed)), _keyword_numpy(packed)
+
+
+# [parsing-c11] oracles of vyre_vk/ops/parsing/c/ extract.py, call_graph.py, gnu_passes.py,
+# layout.py and vast.py (test_registry looks for them here): models and inputs in parsing_c11_models.py.
+from .parsing_c11_models import C11_ORACLES  # noqa: E402
+
+for _op, (_params, _why, _make, _repeats) in C11_ORACLES.items():
+    oracle(_op, _params, 0, _why, repeats=_repeats)(lambda make=_make: make())

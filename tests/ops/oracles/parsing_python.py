@@ -38,3 +38,14 @@ def _():
             out["tok_types"][t], out["tok_starts"][t], out["tok_lens"][t] = tok, t, length
         return {**out, "counts": np.asarray([int(ins["counts"][0]) + len(rows)], U32)}
     return inputs, numpy
+
+
+# ---- the structural extractors (python/structure.py, calls.py): bodies in parsing_python_parse.py
+from . import parsing_python_parse as _X  # noqa: E402
+
+for _kind in ("structure", "imports", "with_blocks", "decorators"):
+    oracle(f"vyre-libs::parsing::python312_extract_{_kind}", _X.PARAMS, 0, _X.WHY, repeats=_X.REPEATS)(
+        lambda _k=_kind: _X.records_oracle(_k))
+oracle("vyre-libs::parsing::python312_extract_calls", _X.PARAMS, 0,
+       "token-walk model: exact call and keyword records in invocation order",
+       repeats=_X.REPEATS)(lambda: _X.calls_oracle())
