@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import example, HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vyre_vk import ops, reference
@@ -296,18 +296,25 @@ def _build(spec, lane_dependent: bool = False) -> list:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_stmts(3))
+@example([("loop", [("uif", ["read"], ["atom"])])])  # found by hypothesis: the loop-carried tightening
 def test_random_nestings_between_old_and_vyre_rules_and_race_free(spec):
     body = _build(spec)
     p = P(*body)
+    why = ""
     try:
         validate(p)
         accepted = True
     except ControlFlowError as e:
         assert "fusion hazard" in e.message
-        accepted = False
+        accepted, why = False, e.message
     flat = p.entry[0].body
     if old_rule_accepts(flat):
-        assert accepted, "rejects a program the old sibling rule accepted"
+        # the one deliberate tightening: a plain access and an atomic in consecutive iterations of a
+        # loop (the old rule compared siblings only). It is conservative: under a uniform if whose
+        # condition the loop cannot change (loop(uif(read, atom))) the iterations take one branch each
+        # time and cannot race, but the rule does not look at conditions.
+        assert accepted or "in the previous iteration of the loop" in why, \
+            f"rejects a program the old sibling rule accepted: {why}"
     if accepted:
         assert vyre_rule_accepts(flat), "accepts a program vyre rejects"
         assert not races(flat), "accepted a program with a plain/atomic race on cnt[0]"
