@@ -104,8 +104,10 @@ def test_c_lexer_on_a_whole_header_vulkan_and_c11(path, vk_device):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", HEADERS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [h for h in HEADERS if h.name == "string.h"], ids=lambda p: p.name)
 def test_c_lexer_on_a_whole_header_reference(path, vk_device):
+    # one whole header through the reference (string.h: 21 s; stdio.h and stdlib.h took 30 and 44 s
+    # and the suite has a time budget); every header runs whole on Vulkan against the model above
     src = source(path)
     check_c_tokens(src, lex_c(src, vk_device, ref=True))
 
