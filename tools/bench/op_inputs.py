@@ -133,3 +133,16 @@ def _aliases_dataflow(rng, p, ins):
 
 
 import op_inputs_convergence  # noqa: E402,F401  (the fixpoint security ops' graphs; registers on import)
+
+
+@override("vyre-libs::parsing::opt_dynamic_macro_expansion")
+def _macro_expansion(rng, p, ins):
+    # a real macro table (empty slots left: a full table traps), tokens drawn from its keys and others
+    from vyre_vk.ops.parsing.sema.preprocess import macro_table
+
+    macros = {int(t): [int(x) for x in rng.integers(1, 100, int(rng.integers(0, 5)))]
+              for t in rng.choice(np.arange(200, 400), 16, replace=False)}
+    keys, vals, sizes = macro_table(macros)
+    toks = rng.choice(list(macros) + list(range(1, 100)), p["num_tokens"]).astype(np.uint32)
+    return {"in_tok_types": toks, "macro_keys": np.asarray(keys, np.uint32),
+            "macro_vals": np.asarray(vals, np.uint32), "macro_sizes": np.asarray(sizes, np.uint32)}
