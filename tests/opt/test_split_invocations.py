@@ -10,26 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vyre_vk import reference
-from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program, validate, wrap_anonymous
+from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
 from vyre_vk.ops import get
 from vyre_vk.ops.builder import out_decl, ro_decl
 from vyre_vk.opt import optimize
 from vyre_vk.opt.split_invocations import plan, split_invocations
 
 from .test_passes import same
-from .test_phases_spread import _inputs
+from .test_phases_spread import _check, _inputs
 
 F32 = DataType.F32
-
-
-def _check(p: Program, inputs: dict, passes=("split_invocations",)):
-    want = reference.run(p, inputs)
-    graph, reports = optimize(p, passes if passes is True else list(passes))
-    assert not any("reverted" in r.why for r in reports), reports
-    for s in graph.stages:
-        validate(s)
-    same(want, graph.run_reference(inputs))
-    return graph, reports
 
 
 @pytest.mark.parametrize("specials", [False, True], ids=["finite", "specials"])
@@ -74,7 +64,7 @@ def _columns(rows: int, d: int, *, base="gid", guard=True, store_outside=False, 
 def test_columns_program_splits():
     p = _columns(40, 6)
     assert plan(p)[0] is not None, plan(p)[1]
-    _check(p, _inputs(p, np.random.default_rng(1), specials=True))
+    _check(p, _inputs(p, np.random.default_rng(1), specials=True), ["split_invocations"])
 
 
 @pytest.mark.parametrize("why,kwargs,reason", [

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vyre_vk import reference
-from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program, validate, wrap_anonymous
+from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
 from vyre_vk.ir import expr as E
 from vyre_vk.ir.optable import BinOp
 from vyre_vk.ops import get
@@ -20,7 +20,7 @@ from vyre_vk.opt import optimize
 from vyre_vk.opt.tabulate import MAX_TABLE, Keyed, tabulate
 
 from .test_passes import same
-from .test_phases_spread import _inputs
+from .test_phases_spread import _check, _inputs
 
 F32 = DataType.F32
 ATTENTION = [("nn::attention", dict(seq_len=40, head_dim=12)), ("nn::attention", dict(seq_len=9, head_dim=300)),
@@ -29,21 +29,11 @@ ATTENTION = [("nn::attention", dict(seq_len=40, head_dim=12)), ("nn::attention",
              ("nn::gqa_attention", dict(n_q_heads=6, n_kv_heads=3, seq_len=7, head_dim=9))]
 
 
-def _check(p: Program, inputs: dict, passes=True):
-    want = reference.run(p, inputs)
-    graph, reports = optimize(p, passes)
-    assert not any("reverted" in r.why for r in reports), reports
-    for s in graph.stages:
-        validate(s)
-    same(want, graph.run_reference(inputs))
-    return graph, reports
-
-
 @pytest.mark.parametrize("specials", [False, True], ids=["finite", "specials"])
 @pytest.mark.parametrize("op,kw", ATTENTION, ids=[f"{o}-{'-'.join(map(str, k.values()))}" for o, k in ATTENTION])
 def test_attention_family_tabulated_bit_identical(op, kw, specials):
     p = get("vyre-libs::" + op).build_with(**kw)
-    graph, reports = _check(p, _inputs(p, np.random.default_rng(len(op)), specials=specials))
+    graph, reports = _check(p, _inputs(p, np.random.default_rng(len(op)), specials=specials), True)
     why = next(r.why for r in reports if r.name == "tabulate")
     assert "computed once per" in why and len(graph.stages) >= 2, reports
     assert all(b.name.startswith("opt_tab") for b in graph.scratch if b.name != "attention_scratch")
@@ -183,7 +173,7 @@ def keyed_programs(draw):
 @given(keyed_programs())
 def test_random_keyed_programs_bit_identical(case):
     p, seed, specials = case
-    graph, reports = _check(p, _inputs(p, np.random.default_rng(seed), specials))
+    graph, reports = _check(p, _inputs(p, np.random.default_rng(seed), specials), True)
     assert "tabulate" in {r.name for r in reports if r.changed}, reports
 
 

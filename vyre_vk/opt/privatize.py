@@ -33,7 +33,7 @@ from ..ir import expr as E
 from ..ir import node as N
 from ..ir.optable import BinOp
 from ..ir.program import Program, Region
-from ..ir.walk import node_all_exprs, replace_expr, walk_expr, walk_nodes
+from ..ir.walk import node_all_exprs, replace_expr, transform_expr, walk_expr, walk_nodes
 from .analysis import NameSource, all_names, assigned_vars
 from .protocol import PassBase, PassContext, Rewrite
 
@@ -55,7 +55,6 @@ def _fold(e: E.Expr, env: dict) -> E.Expr:
                 and isinstance(x.right, E.LitU32)):
             return E.LitU32(_FOLD[x.op](x.left.value, x.right.value))
         return None
-    from ..ir.walk import transform_expr
     return transform_expr(e, post=lambda new, _old: post(new))
 
 

@@ -19,7 +19,7 @@ import dataclasses
 
 from ..ir import expr as E
 from ..ir import node as N
-from ..ir.program import BufferDecl, Program, Region
+from ..ir.program import Program, Region
 from ..ir.walk import rewrite_nodes, replace_expr
 
 TABULATE_GENERATOR = "vyre_vk.opt.tabulate"
