@@ -16,8 +16,9 @@ Example::
 
     >>> from vyre_vk.ops import get
     >>> p = guard_idle(get("vyre-libs::nn::cross_entropy").build_with(n=3, vocab_size=1000))
-    >>> p.entry[0].body[0].cond
-    BinOpExpr(op=<BinOp.Lt: 'lt'>, left=WorkgroupId(axis=0), right=LitU32(value=3))
+    >>> cond = p.entry[0].body[0].cond
+    >>> cond.left, cond.right
+    (WorkgroupId(axis=0), LitU32(value=3))
 """
 from __future__ import annotations
 

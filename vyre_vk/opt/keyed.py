@@ -21,8 +21,9 @@ Example::
     >>> from vyre_vk.ir import Expr
     >>> q = Expr.var("Q")
     >>> kd = Keyed(64, 64, {}, set(), set(), q)
-    >>> kd.coarse(Expr.div(Expr.gid_x(), Expr.u32(128)))
-    BinOpExpr(op=<BinOp.Div: 'div'>, left=Var(name='Q'), right=LitU32(value=2))
+    >>> f = kd.coarse(Expr.div(Expr.gid_x(), Expr.u32(128)))   # (64 Q + R) // 128 = Q // 2
+    >>> f.left, f.right
+    (Var(name='Q'), LitU32(value=2))
     >>> kd.coarse(Expr.local_x()) is None
     True
 """

@@ -10,7 +10,7 @@ Example::
     >>> from vyre_vk.opt import optimize
     >>> graph, _ = optimize(get("vyre-libs::nn::attention").build_with(seq_len=40, head_dim=12),
     ...                     ["split_phases", "tabulate"])
-    >>> sum(1 for b in graph.scratch if b.name.endswith("score1"))   # one score table for three phases
+    >>> sum(1 for b in graph.scratch if b.name.endswith("dot_val0"))   # one dot table for three phases
     1
 """
 from __future__ import annotations

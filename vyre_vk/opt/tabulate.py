@@ -34,8 +34,8 @@ Example::
     >>> from vyre_vk.ops import get
     >>> from vyre_vk.opt.tabulate import tabulate
     >>> t = tabulate(get("vyre-libs::nn::attention").build_with(seq_len=64, head_dim=16))
-    >>> len(t.stages), [(b.name[-6:], b.count) for b in t.scratch]
-    (2, [('score1', 4096)])
+    >>> len(t.stages), [(b.name.split("_", 2)[-1], b.count) for b in t.scratch]   # the dot of each (row, key)
+    (2, [('dot_val0', 4096)])
 """
 from __future__ import annotations
 
