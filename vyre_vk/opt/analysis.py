@@ -207,6 +207,18 @@ def uses_workgroup_scope(p: Program) -> Optional[str]:
     return None
 
 
+def zero_literal(t: DataType) -> E.Expr:
+    """The literal 0 of an f32/u32/i32 (what an out-of-bounds load reads; workgroup memory's start).
+
+    >>> zero_literal(DataType.U32)
+    LitU32(value=0)
+    """
+    return {DataType.F32: E.Expr.f32(0.0), DataType.U32: E.LitU32(0), DataType.I32: E.LitI32(0)}[t]
+
+
+ZERO_TYPES = (DataType.F32, DataType.U32, DataType.I32)
+
+
 def size_of(nodes: Iterable[N.Node]) -> int:
     """Expression nodes in `nodes` (a cost proxy)."""
     return sum(1 for _ in node_all_exprs(nodes))

@@ -30,10 +30,10 @@ from ..ir import node as N
 from ..ir.grid import dispatch_grid, has_workgroup_or_atomic
 from ..ir.optable import BinOp
 from ..ir.program import Program, Region
-from ..ir.walk import node_all_exprs, walk_expr, walk_nodes
+from ..ir.walk import node_exprs, walk_expr, walk_nodes
 from .analysis import Facts, assigned_vars
-from .keyed import conjuncts
-from .phases import invocation_pure, resolve
+from .keyed import literal_limits
+from .phases import invocation_pure
 from .protocol import PassBase, PassContext, Rewrite
 
 _WGX, _GID = E.WorkgroupId(0), E.InvocationId(0)
@@ -41,16 +41,8 @@ _WGX, _GID = E.WorkgroupId(0), E.InvocationId(0)
 
 def _bound(conds: list, env: dict, tile: int) -> Optional[int]:
     """Workgroups the conditions allow (``workgroup_x < N``: N; ``id < M``: ceil(M / T))."""
-    best = None
-    for c in conds:
-        for x in conjuncts(c, env):
-            if not (isinstance(x, E.BinOpExpr) and x.op is BinOp.Lt and isinstance(x.right, E.LitU32)):
-                continue
-            left = resolve(x.left, env)
-            n = x.right.value if left == _WGX else -(-x.right.value // tile) if left == _GID else None
-            if n is not None:
-                best = n if best is None else min(best, n)
-    return best
+    ns = [n if left == _WGX else -(-n // tile) for left, n in literal_limits(conds, env) if left in (_WGX, _GID)]
+    return min(ns, default=None)
 
 
 def idle_bound(p: Program) -> tuple[Optional[int], str]:
@@ -63,7 +55,7 @@ def idle_bound(p: Program) -> tuple[Optional[int], str]:
     if any(isinstance(n, (N.Trap, N.Return) + N.UNSUPPORTED_NODES) for n in walk_nodes(root.body)):
         return None, "a trap or return"
     facts = Facts(p)
-    if any(facts.may_trap(e) for n in walk_nodes(root.body) for e in _exprs(n)):
+    if any(facts.may_trap(e) for n in walk_nodes(root.body) for e in node_exprs(n)):
         return None, "an expression that may trap"
     wg = {b.name for b in p.buffers if b.is_workgroup}
     mutated = assigned_vars(root.body)
@@ -76,7 +68,7 @@ def idle_bound(p: Program) -> tuple[Optional[int], str]:
             if isinstance(n, N.Let) and n.name not in mutated and invocation_pure(n.value, env, divisions=True):
                 env[n.name] = n.value
             effect = (isinstance(n, N.Store) and n.buffer not in wg) or any(
-                isinstance(x, E.Atomic) and x.buffer not in wg for e in _exprs(n) for x in walk_expr(e))
+                isinstance(x, E.Atomic) and x.buffer not in wg for e in node_exprs(n) for x in walk_expr(e))
             if effect:
                 b = _bound(conds, env, tile)
                 if b is None:
@@ -95,16 +87,6 @@ def idle_bound(p: Program) -> tuple[Optional[int], str]:
     if n >= dispatch_grid(p, {})[0]:
         return None, "no workgroup is idle"
     return n, ""
-
-
-def _exprs(n: N.Node):
-    if isinstance(n, (N.If,)):
-        return (n.cond,)
-    if isinstance(n, N.Loop):
-        return (n.from_, n.to)
-    if isinstance(n, (N.Block, Region)):
-        return ()
-    return tuple(node_all_exprs([n]))
 
 
 def guard_idle(p: Program) -> Optional[Program]:

@@ -35,6 +35,7 @@ from ..ir import expr as E
 from ..ir.optable import BinOp
 from ..ir.types import DataType
 from ..ir.walk import expr_children, with_children
+from .phases import resolve
 
 _GID = E.InvocationId(0)
 
@@ -168,19 +169,24 @@ def conjuncts(e: E.Expr, env: dict) -> list:
     return [e]
 
 
+def literal_limits(conds: list, env: dict) -> list[tuple[E.Expr, int]]:
+    """``(X, N)`` for every conjunct ``X < N`` of `conds` (N a u32 literal), X with the pure lets
+    of `env` resolved: the guard bounds the passes read (keys, workgroups, ids)."""
+    return [(resolve(x.left, env), x.right.value) for c in conds for x in conjuncts(c, env)
+            if isinstance(x, E.BinOpExpr) and x.op is BinOp.Lt and isinstance(x.right, E.LitU32)]
+
+
 def key_bound(conds: list, kd: Keyed) -> Optional[int]:
     """The fewest keys the conditions allow: ``X < N`` with ``X`` = ``Q`` (N keys) or the id
     itself (ceil(N / c) keys); None when no condition bounds the key."""
     best = None
-    for cond in conds:
-        for x in conjuncts(cond, kd.env):
-            if not (isinstance(x, E.BinOpExpr) and x.op is BinOp.Lt and _lit(x.right)):
-                continue
-            r, n = kd.of(x.left), x.right.value
+    for left, n in literal_limits(conds, kd.env):
+        if n:
+            r = kd.of(left)
             keys = n if r == ("C", kd.q) else -(-n // kd.c) if r == ("A", kd.q) else None
             if keys is not None:
                 best = keys if best is None else min(best, keys)
     return best
 
 
-__all__ = ["Keyed", "key_bound", "conjuncts", "linear"]
+__all__ = ["Keyed", "key_bound", "conjuncts", "linear", "literal_limits"]

@@ -34,7 +34,7 @@ from ..ir import node as N
 from ..ir.optable import BinOp
 from ..ir.program import Program, Region
 from ..ir.walk import node_all_exprs, replace_expr, transform_expr, walk_expr, walk_nodes
-from .analysis import NameSource, all_names, assigned_vars
+from .analysis import ZERO_TYPES, NameSource, all_names, assigned_vars, zero_literal
 from .protocol import PassBase, PassContext, Rewrite
 
 #: Slots one buffer may have in registers (each a variable; a dynamic index costs a compare per slot).
@@ -84,7 +84,7 @@ def candidates(p: Program) -> tuple[list, str]:
     for b in p.buffers:
         if b.is_workgroup or b.is_input and not b.is_result or b.count > MAX_SLOTS or b.count == 0:
             continue
-        if b.element.name not in ("F32", "U32", "I32"):
+        if b.element not in ZERO_TYPES:
             continue
         if _leading_slots(body, b.name) == set(range(b.count)):
             out.append((b.name, b.count))
@@ -104,8 +104,8 @@ class _Rewriter:
                 idx = _fold(self.expr(x.index, env), env)
                 names = self.slots[x.buffer]
                 if isinstance(idx, E.LitU32):
-                    return E.Var(names[idx.value]) if idx.value < len(names) else _zero(self.types[x.buffer])
-                out: E.Expr = _zero(self.types[x.buffer])
+                    return E.Var(names[idx.value]) if idx.value < len(names) else zero_literal(self.types[x.buffer])
+                out: E.Expr = zero_literal(self.types[x.buffer])
                 for s in reversed(range(len(names))):
                     out = E.Select(E.BinOpExpr(BinOp.Eq, idx, E.LitU32(s)), E.Var(names[s]), out)
                 return out
@@ -161,10 +161,6 @@ class _Rewriter:
         return touches or any(isinstance(m, N.Store) and m.buffer in self.slots for m in walk_nodes(n.body))
 
 
-def _zero(t) -> E.Expr:
-    return {"F32": E.Expr.f32(0.0), "U32": E.LitU32(0), "I32": E.LitI32(0)}[t.name]
-
-
 def privatize(p: Program) -> Optional[Program]:
     """The program with its small rewritten-in-full buffers in registers, or None."""
     bufs, _ = candidates(p)
@@ -173,7 +169,7 @@ def privatize(p: Program) -> Optional[Program]:
     rw = _Rewriter(p, bufs)
     root = p.entry[0]
     # every slot is assigned by the leading stores before any read: the zero is never seen
-    head = [N.Let(rw.slots[name][s], _zero(rw.types[name])) for name, count in bufs for s in range(count)]
+    head = [N.Let(rw.slots[name][s], zero_literal(rw.types[name])) for name, count in bufs for s in range(count)]
     body = rw.nodes(root.body, {})
     tail = [N.Store(name, E.LitU32(s), E.Var(rw.slots[name][s])) for name, count in bufs for s in range(count)]
     return dataclasses.replace(p, entry=(dataclasses.replace(root, body=tuple(head) + body + tuple(tail)),))

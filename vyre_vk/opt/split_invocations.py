@@ -37,19 +37,14 @@ from ..ir import node as N
 from ..ir.grid import dispatch_grid
 from ..ir.optable import BinOp
 from ..ir.program import Program, Region
-from ..ir.types import DataType
-from ..ir.walk import node_all_exprs, replace_expr, walk_expr, walk_nodes
-from .analysis import NameSource, all_names, assigned_vars, defined_vars, replace_entry, stored_buffers
-from .keyed import conjuncts
-from .phases import invocation_pure, resolve
+from ..ir.walk import node_all_exprs, node_bodies, node_exprs, replace_expr, walk_expr, walk_nodes
+from .analysis import (ZERO_TYPES, NameSource, all_names, assigned_vars, defined_vars, replace_entry, stored_buffers,
+                       zero_literal)
+from .keyed import _lit, literal_limits
+from .phases import invocation_pure
 from .protocol import PassBase, PassContext, Rewrite
 
 _GID, _LID, _WGX = E.InvocationId(0), E.LocalId(0), E.WorkgroupId(0)
-_ZERO = {DataType.F32: E.Expr.f32(0.0), DataType.U32: E.LitU32(0), DataType.I32: E.LitI32(0)}
-
-
-def _lit(e: E.Expr) -> Optional[int]:
-    return e.value if isinstance(e, E.LitU32) else None
 
 
 def _deep(e: E.Expr, env: dict) -> E.Expr:
@@ -142,40 +137,26 @@ def plan(p: Program) -> tuple[Optional[_Plan], str]:
             return None, f"`{buf}`'s base is not one {'local' if buf in wg else 'id'} * {d}"
     bound = None
     for conds in conds_of:
-        b = None
-        for c in conds:
-            for x in conjuncts(c, env):
-                if (isinstance(x, E.BinOpExpr) and x.op is BinOp.Lt and _lit(x.right)
-                        and resolve(x.left, env) == _GID):
-                    b = x.right.value if b is None else min(b, x.right.value)
+        b = min((n for left, n in literal_limits(conds, env) if n and left == _GID), default=None)
         if b is None:
             return None, "no `id < N` guard around a split loop"
         bound = b if bound is None else max(bound, b)
     if dispatch_grid(p, {})[0] * tile < bound:
         return None, "the program's grid does not cover the guard"
     private = {b: wg[b].element for b in bases if b in wg}
-    if any(t not in _ZERO for t in private.values()):
+    if any(t not in ZERO_TYPES for t in private.values()):
         return None, "a workgroup buffer of an unsupported element type"
     return _Plan(found, lo, d, private, bound), ""
 
 
 def _loads_outside(nodes, inside: set) -> list:
+    """Loads in `nodes` outside the statements whose ids are in `inside`."""
     out: list = []
     for n in nodes:
-        if id(n) in inside:
-            continue
-        if isinstance(n, N.Loop):
-            exprs = (n.from_, n.to)
-        elif isinstance(n, N.If):
-            exprs = (n.cond,)
-        elif isinstance(n, (N.Block, Region)):
-            exprs = ()
-        else:
-            exprs = tuple(node_all_exprs([n]))
-        out += [x for e in exprs for x in walk_expr(e) if isinstance(x, E.Load)]
-        for body in ((n.body,) if isinstance(n, (N.Loop, N.Block, Region)) else
-                     (n.then, n.otherwise) if isinstance(n, N.If) else ()):
-            out += _loads_outside(body, inside)
+        if id(n) not in inside:
+            out += [x for e in node_exprs(n) for x in walk_expr(e) if isinstance(x, E.Load)]
+            for body in node_bodies(n):
+                out += _loads_outside(body, inside)
     return out
 
 
@@ -213,7 +194,7 @@ def split_invocations(p: Program) -> Optional[Program]:
     body = _rewrite(root.body, split, stmt, builtin, post)
     head = (N.Let(g, _GID), N.Let(r, E.BinOpExpr(BinOp.Div, E.Var(g), E.LitU32(pl.d))),
             N.Let(t, E.BinOpExpr(BinOp.Mod, E.Var(g), E.LitU32(pl.d))),
-            *(N.Let(var[b], _ZERO[el]) for b, el in pl.private.items()))
+            *(N.Let(var[b], zero_literal(el)) for b, el in pl.private.items()))
     bufs = tuple(b for b in p.buffers if b.name not in pl.private)
     out = replace_entry(dataclasses.replace(p, buffers=bufs),
                         (Region(root.generator, root.source_region, head + tuple(body)),))

@@ -49,7 +49,7 @@ from ..ir.grid import has_workgroup_or_atomic
 from ..ir.optable import BinOp, TRANSCENDENTAL_UNOPS, UnOp
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess, DataType
-from ..ir.walk import expr_children, node_all_exprs, rewrite_nodes, walk_nodes, with_children
+from ..ir.walk import expr_children, node_all_exprs, replace_expr, rewrite_nodes, walk_expr, walk_nodes, with_children
 from .analysis import Facts, NameSource, all_names, assigned_vars, read_vars, replace_entry
 from .keyed import Keyed, _bin, _lit, key_bound, linear
 from .protocol import PassBase, PassContext, Rewrite
@@ -179,7 +179,7 @@ def _extract(s: N.Node, kd: Keyed, facts: Facts, fresh, forms: list) -> N.Node:
         return s
 
     def visit(e: E.Expr) -> E.Expr:
-        f = kd.coarse(e) if any(_expensive(x, facts) for x in _walk(e)) else None
+        f = kd.coarse(e) if any(_expensive(x, facts) for x in walk_expr(e)) else None
         if f is not None and facts.type_of(e) in _TYPES and not isinstance(e, E.Var):
             name = fresh("x")
             forms.append(N.Let(name, f))
@@ -196,13 +196,7 @@ def _extract(s: N.Node, kd: Keyed, facts: Facts, fresh, forms: list) -> N.Node:
 def _reads(e: E.Expr, forms: list) -> bool:
     """`e` reads a variable a moved reduction computes."""
     made = {n.name for n in forms if isinstance(n, N.Let)}
-    return any(isinstance(x, E.Var) and x.name in made for x in _walk(e))
-
-
-def _walk(e: E.Expr):
-    yield e
-    for k in expr_children(e):
-        yield from _walk(k)
+    return any(isinstance(x, E.Var) and x.name in made for x in walk_expr(e))
 
 
 def _canonical(forms: list, out: str, loop_var: Optional[str], q: E.Var) -> str:
@@ -213,10 +207,7 @@ def _canonical(forms: list, out: str, loop_var: Optional[str], q: E.Var) -> str:
             names.setdefault(nm, f"v{len(names)}")
 
     def ren(e: E.Expr) -> E.Expr:
-        if isinstance(e, E.Var) and e.name in names:
-            return E.Var(names[e.name])
-        kids = expr_children(e)
-        return with_children(e, [ren(k) for k in kids]) if kids else e
+        return replace_expr(e, lambda x: E.Var(names[x.name]) if isinstance(x, E.Var) and x.name in names else None)
 
     def stmt(n: N.Node) -> N.Node:
         if isinstance(n, (N.Let, N.Assign)):

@@ -42,23 +42,18 @@ from ..ir import node as N
 from ..ir.grid import dispatch_grid
 from ..ir.optable import BinOp
 from ..ir.program import BufferDecl, Program, Region
-from ..ir.types import BufferAccess, DataType
+from ..ir.types import BufferAccess
 from ..ir.walk import node_all_exprs, rewrite_nodes, walk_nodes, replace_expr
-from .analysis import OPAQUE_EXPRS, assigned_vars, free_vars, read_vars, stored_buffers
-from .keyed import conjuncts
+from .analysis import OPAQUE_EXPRS, assigned_vars, free_vars, read_vars, stored_buffers, zero_literal
+from .keyed import literal_limits
 from .phases import MAX_PHASES, _ro, _used_bufs, cut, invocation_pure, split_phases
 from .protocol import PassBase, PassContext, Rewrite
 
 _WGX = E.WorkgroupId(0)
-_ZERO = {DataType.F32: E.Expr.f32(0.0), DataType.U32: E.LitU32(0), DataType.I32: E.LitI32(0)}
 
 
 def _bound(guard: E.Expr, env: dict) -> Optional[int]:
-    for x in conjuncts(guard, env):
-        if (isinstance(x, E.BinOpExpr) and x.op is BinOp.Lt and isinstance(x.right, E.LitU32)
-                and (x.left == _WGX or (isinstance(x.left, E.Var) and env.get(x.left.name) == _WGX))):
-            return x.right.value
-    return None
+    return next((n for left, n in literal_limits([guard], env) if left == _WGX), None)
 
 
 def _cut_on_reads(phases: list, wg: set) -> list:
@@ -93,7 +88,7 @@ def _slice(nodes, shared: dict):
             i = replace_expr(e.index, expr)
             load = E.Load(e.buffer, idx(e.buffer, i))
             ok = inside(e.buffer, i)
-            return load if ok is None else E.Select(ok, load, _ZERO[shared[e.buffer].element])
+            return load if ok is None else E.Select(ok, load, zero_literal(shared[e.buffer].element))
         return None
 
     def stmt(n: N.Node):
