@@ -1,7 +1,7 @@
 """Interface rows of the C11 structure and GNU passes (vyre_vk/ops/parsing/c: extract.py,
-call_graph.py, gnu_passes.py, layout.py), merged into tests/ops/interfaces.py. Rows are vyre's
-builders at the registered sizes (buffer names from the harness calls, not the catalog's
-auto-extracted parameter names)."""
+call_graph.py, gnu_passes.py, layout.py, classify/), merged into tests/ops/interfaces.py. Rows
+are vyre's builders at the registered sizes (buffer names from the harness calls, not the
+catalog's auto-extracted parameter names)."""
 from vyre_vk.ir import BufferAccess as A, DataType as T
 
 RO, RW, OUT, WG = A.ReadOnly, A.ReadWrite, "out", "wg"
@@ -30,10 +30,15 @@ INTERFACE = {
         ("tok_types", 0, RO, T.U32, 9), ("tok_starts", 1, RO, T.U32, 9), ("tok_lens", 2, RO, T.U32, 9),
         ("out_vast_nodes", 3, OUT, T.U32, 90), ("out_count", 4, RW, T.U32, 1), ("__vast_last_child", 0, WG, T.U32, 9),
         ("__vast_stack", 0, WG, T.U32, 9)]),
+    _P + "c11_classify_vast_node_kinds": (_WG, [("vast_nodes", 0, RO, T.U32, 90),
+                                                ("out_typed_vast_nodes", 1, OUT, T.U32, 90)]),
     _P + "c11_build_cfg_and_gotos": (_WG, [
         ("ssa", 0, RO, T.U32, 5), ("cfg", 1, RW, T.U32, 5), ("labels", 2, RW, T.U32, 5),
         ("goto_labels_keys", 3, RW, T.U32, 4096), ("goto_labels_vals", 4, RW, T.U32, 4096)]),
 }
+INTERFACE[_P + "c11_build_expression_shape_nodes"] = (_WG, [
+    ("raw_vast_nodes", 0, RO, T.U32, 140), ("typed_vast_nodes", 1, RO, T.U32, 140),
+    ("out_expr_shape_nodes", 2, OUT, T.U32, 112)])
 CHILD_REGIONS = {_P + "c11_build_cfg_and_gotos": ("vyre-primitives::graph::csr_forward_traverse", _P + "c11_build_cfg_and_gotos"),
                  _P + "c11_build_vast_nodes_v2": ("vyre-primitives::parsing::ast_cse_structural_hash",
                                                   _P + "c11_build_vast_nodes_v2")}

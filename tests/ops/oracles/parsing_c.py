@@ -224,6 +224,8 @@ for _op, _packed in (("c_keyword", False), ("c_keyword_packed_haystack", True)):
 # [parsing-c11] oracles of vyre_vk/ops/parsing/c/ extract.py, call_graph.py, gnu_passes.py,
 # layout.py and vast.py (test_registry looks for them here): models and inputs in parsing_c11_models.py.
 from .parsing_c11_models import C11_ORACLES  # noqa: E402
+from . import parsing_c11_classify  # noqa: E402,F401  (classify/: adds its oracle to C11_ORACLES)
+from . import parsing_c11_expr_models  # noqa: E402,F401  (adds the expression-shape oracle)
 
 for _op, (_params, _why, _make, _repeats) in C11_ORACLES.items():
     oracle(_op, _params, 0, _why, repeats=_repeats)(lambda make=_make: make())

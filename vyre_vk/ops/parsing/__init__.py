@@ -6,7 +6,8 @@ from .python import lex  # noqa: F401
 from . import core_ast  # noqa: F401
 from .python import calls, structure  # noqa: F401
 # [parsing-py ops]
-from .c import call_graph, cfg, extract, gnu_passes, layout, vast  # noqa: F401
+from .c import call_graph, cfg, classify, extract, gnu_passes, layout, vast  # noqa: F401
+from .c import expr_shape  # noqa: F401
 # [parsing-c11 ops]
 from .sema import backend, declarations, lower, pg_semantic, preprocess, scope  # noqa: F401
 # [parsing-sema ops]
