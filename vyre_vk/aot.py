@@ -35,6 +35,7 @@ from vyre_vk.errors import InputError, VyreError  # a leaf module: nothing of th
 
 SCHEMA_VERSION = 1
 _KP_DTYPES = ("float32", "uint32", "int32")  # what kp 0.9's tensor_t takes (bool is a u32 word)
+_BYTE_DTYPES = ("uint8", "int8")  # u8/i8 buffers: their bytes, zero-padded to whole words (docs/manifest.md)
 _CPU_DEVICES = ("llvmpipe", "lavapipe", "swiftshader")
 MAX_PLANS = 8
 
@@ -106,6 +107,21 @@ def read_manifest(folder: Union[str, Path]) -> tuple[Path, dict]:
     return path.parent, manifest
 
 
+def _words(a: np.ndarray) -> np.ndarray:
+    """What kp uploads for an array: itself, or a byte array's bytes zero-padded to whole uint32 words."""
+    a = np.ascontiguousarray(a)
+    if a.dtype.name not in _BYTE_DTYPES:
+        return a
+    words = np.zeros(max(1, -(-a.size // 4)), np.uint32)
+    words.view(np.uint8)[:a.size] = a.view(np.uint8)
+    return words
+
+
+def _host_view(words: np.ndarray, dtype: np.dtype, count: int) -> np.ndarray:
+    """A tensor's mapped memory as the buffer's array (a byte buffer: its first `count` bytes)."""
+    return words.view(dtype)[:count] if dtype.name in _BYTE_DTYPES else words
+
+
 @dataclass
 class _Plan:
     objects: list                            # kp objects to destroy, sequence first
@@ -134,6 +150,7 @@ class Module:
         self._zeros = {b["name"]: np.zeros(b["count"], self._dtypes[b["name"]]) for b in self.buffers
                        if b["role"] == "output"}
         self._mgr, self._own_mgr, self._device = manager, manager is None, device
+        self._fma_checked = False
         self._plans: "OrderedDict[tuple, _Plan]" = OrderedDict()
         self._lock = threading.Lock()  # kp objects are not thread-safe
         self._empty = not self.buffers and not self.scratch and not any(s["trap"] for s in self.stages)
@@ -147,7 +164,38 @@ class Module:
             name = str(self._mgr.get_device_properties().get("device_name", ""))
             # Polling the fence steals a core from a CPU driver; on a GPU it saves ~30 us a submission.
             kp.set_spin_wait_us(0 if any(c in name.lower() for c in _CPU_DEVICES) else 200)
+        if self.manifest.get("fma_probe") and not self._fma_checked:  # a manager made here or passed in
+            self._check_fma(str(self._mgr.get_device_properties().get("device_name", "")))
+            self._fma_checked = True
         return self._mgr
+
+    def _check_fma(self, device_name: str) -> None:
+        """These shaders divide with fma() (emitted for a fused device): run the folder's probe."""
+        import kp
+
+        probe, mgr = self.manifest["fma_probe"], self._mgr
+        n = int(probe["count"])
+        try:
+            cases = np.frombuffer((self.folder / probe["cases"]).read_bytes(), "<f4").astype(np.float32)
+            words = (self.folder / probe["spirv"]).read_bytes()
+        except OSError as e:
+            raise ManifestError(f"cannot read the fma probe: {e}. Fix: emit the folder again.") from None
+        if cases.size != 3 * n:
+            raise ManifestError(f"{probe['cases']} holds {cases.size} floats, not {3 * n}. Fix: emit the folder again.")
+        empty = np.zeros(0, np.uint32)
+        tensors = [mgr.tensor_t(cases[:n].copy()), mgr.tensor_t(cases[n:2 * n].copy()), mgr.tensor_t(np.zeros(n, np.float32))]
+        algo = mgr.algorithm(tensors, words, [n // int(probe["local_size"]), 1, 1], empty, empty)
+        seq = mgr.sequence()
+        seq.record(kp.OpTensorSyncDevice(tensors)).record(kp.OpAlgoDispatch(algo, empty))
+        seq.record(kp.OpTensorSyncLocal(tensors[2:])).eval()
+        correct = int(np.count_nonzero(tensors[2].data().view(np.uint32) == cases[2 * n:].view(np.uint32)))
+        for obj in (seq, algo, *tensors):
+            obj.destroy()
+        if correct != n:
+            raise ManifestError(
+                f"{self.folder} was emitted for a device whose fma() is fused, and {device_name}'s is not "
+                f"({correct} of {n} probe quotients exact): its divisions would be wrong. "
+                "Fix: emit again with --fma unfused (or run it through vyre_vk.run, which probes the device).")
 
     def grids(self, counts: Mapping[str, int]) -> list[list[int]]:
         """Each stage's grid for bound element counts by buffer name."""
@@ -162,11 +210,13 @@ class Module:
         import kp
 
         mgr, empty = self._manager(), np.zeros(0, np.uint32)
-        tensors = {n: mgr.tensor_t(np.ascontiguousarray(a)) for n, a in arrays.items()}
+        counts = {n: a.size for n, a in arrays.items()}
+        tensors = {n: mgr.tensor_t(_words(a)) for n, a in arrays.items()}
         for s in self.scratch:
-            tensors[s["name"]] = mgr.tensor_t(np.zeros(s["count"], np.dtype(s["storage"])))
+            tensors[s["name"]] = mgr.tensor_t(_words(np.zeros(s["count"], np.dtype(s["storage"]))))
+            counts[s["name"]] = s["count"]
         extra, algos, traps = [], [], []
-        grids = [list(grid)] if grid else self.grids({n: a.size for n, a in arrays.items()})
+        grids = [list(grid)] if grid else self.grids(counts)
         for k, (st, grid) in enumerate(zip(self.stages, grids)):
             slots = {b["binding"]: tensors[b["name"]] for b in st["bindings"] if b["role"] != "trap"}
             if st["trap"]:
@@ -178,7 +228,8 @@ class Module:
                     slots[slot] = mgr.tensor_t(np.zeros(1, np.uint32))
                     extra.append(slots[slot])
             # Always pass the grid (kp's default is one workgroup per element) and typed empty constants.
-            algos.append(mgr.algorithm([slots[s] for s in sorted(slots)], self.spirv[k], grid, empty, empty))
+            spec = np.array([counts[c["buffer"]] for c in st.get("spec_constants", [])], np.uint32)
+            algos.append(mgr.algorithm([slots[s] for s in sorted(slots)], self.spirv[k], grid, spec, empty))
         trap_tensors = [t for _, t in traps]
         everything = [*tensors.values(), *trap_tensors, *extra]
         seq = mgr.sequence()
@@ -191,8 +242,9 @@ class Module:
         downloads = [tensors[b["name"]] for b in self.results] + trap_tensors
         if downloads:
             seq.record(kp.OpTensorSyncLocal(downloads))
-        plan = _Plan([seq, *algos, *everything], seq, {n: tensors[n].data() for n in arrays},
-                     {b["name"]: tensors[b["name"]].data() for b in self.results},
+        view = lambda n: _host_view(tensors[n].data(), self._dtypes[n], counts[n])  # noqa: E731
+        plan = _Plan([seq, *algos, *everything], seq, {n: view(n) for n in arrays},
+                     {b["name"]: view(b["name"]) for b in self.results},
                      [(k, t.data()) for k, t in traps])
         self._plans[key] = plan
         while len(self._plans) > MAX_PLANS:
@@ -303,9 +355,9 @@ def load(folder: Union[str, Path], *, manager: Any = None, device: int = 0) -> M
             raise ManifestError(f"{root / st['spirv']} is not a SPIR-V module. Fix: emit the folder again.")
         spirv.append(words)
     for b in [*manifest["buffers"], *manifest["scratch"]]:
-        if b["storage"] not in _KP_DTYPES:
+        if b["storage"] not in _KP_DTYPES + _BYTE_DTYPES:
             raise ManifestError(f"buffer `{b['name']}` is {b['storage']}, which kp cannot hold. "
-                                "Fix: use f32/u32/i32/bool buffers.")
+                                "Fix: use f32/u32/i32/bool/u8/i8 buffers.")
     for b in manifest["buffers"]:
         if b["role"] == "output" and b["count"] < 1:
             raise ManifestError(f"output `{b['name']}` has no declared count. Fix: declare it with a count.")

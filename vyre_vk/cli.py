@@ -19,6 +19,7 @@ import os
 import platform
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
@@ -100,6 +101,8 @@ def _doctor(args: argparse.Namespace) -> int:
         index = default_index()
         with Device(index, allow_loop_limit=True) as dev:
             print(f"default    [{dev.index}] {dev.name}: {dev.probe}")
+            if dev.fma is not None:
+                print(f"           {dev.fma}")
             ok = ok and dev.probe.passed
     except VyreError as e:  # DeviceError, KomputeError: the device, not the user
         print(f"ERROR: {e}", file=sys.stderr)
@@ -329,14 +332,17 @@ def _parse_sizes(specs: Sequence[str]) -> dict[str, int]:
 
 
 def _emit(args: argparse.Namespace) -> int:
-    from vyre_vk.compile import Options, compile_program
+    from vyre_vk.compile import FUSED_FMA_BY_CLASS, DeviceLimits, Options, compile_program
     from vyre_vk.emit import emit
 
     stem = check_stem(args.name) if args.name is not None else None  # refused before any work
     sizes = _parse_sizes(args.size)
     program, default_stem, op = _load_program(args.program, args.arg)
     check_sizes(program, sizes)
-    compiled = compile_program(program, Options(passes=not args.as_written, device_class=args.device_class))
+    fused = FUSED_FMA_BY_CLASS[args.device_class] if args.fma is None else args.fma == "fused"
+    limits = replace(DeviceLimits(), fused_fma=fused)
+    compiled = compile_program(program, Options(passes=not args.as_written, device_class=args.device_class,
+                                                limits=limits))
     if args.explain:
         print(compiled.explain())
     done = emit(compiled, stem or default_stem, Path(args.out), op=op, sizes=sizes, disasm=args.disasm,
@@ -401,6 +407,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--explain", action="store_true", help="also show which optimiser passes change the program and why")
     p.add_argument("--device-class", default="default", choices=sorted(BEST_LOCAL_SIZE),
                    help="device class the optimiser tunes for (default: default)")
+    p.add_argument("--fma", choices=("fused", "unfused"), default=None,
+                   help="the target's fma() rounds once (fast exact division; the runner probes the device "
+                        "and refuses one that differs) or not (default: fused for nvidia, else unfused)")
     p.set_defaults(fn=_emit)
     p = sub.add_parser("shaders", help="regenerate shaders/<op>/ (emit's output) for every registered op", **fmt)
     p.add_argument("--check", action="store_true", help="only report drift (exit 1 if any)")

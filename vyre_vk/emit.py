@@ -27,6 +27,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Optional
 
+import numpy as np
+
 from vyre_vk.errors import EXIT_CHECK_FAILED, EnvironmentProblem, VyreError
 
 if TYPE_CHECKING:
@@ -141,6 +143,7 @@ def build_manifest(compiled: "Compiled", stem: str, sizes: Optional[Mapping[str,
     from vyre_vk import __version__
     from vyre_vk.aot import formula_grid
     from vyre_vk.lower import TRAP_WORDS
+    from vyre_vk.runtime.probes import PROBE_CASES, PROBE_LOCAL_SIZE
 
     program, opts = compiled.program, compiled.options
     counts = check_sizes(program, sizes or {})
@@ -166,7 +169,10 @@ def build_manifest(compiled: "Compiled", stem: str, sizes: Optional[Mapping[str,
                        "entry_point": "main", "target_env": low.target_env, "local_size": list(st.local_size),
                        "factor": st.factor,
                        "bindings": [_binding(b) for b in compiled.bindings(k)],
-                       "trap": trap, "grid": grid, "reads": sorted(st.reads), "writes": sorted(st.writes)})
+                       "trap": trap, "grid": grid, "reads": sorted(st.reads), "writes": sorted(st.writes),
+                       # u8/i8 buffers: constant_id k = the element (byte) count bound to the k-th name
+                       **({"spec_constants": [{"constant_id": i, "buffer": name, "value": "count"}
+                                              for i, name in enumerate(low.byte_lengths)]} if low.byte_lengths else {})})
     manifest = {
         "format": "vyre-vk-manifest", "schema_version": SCHEMA_VERSION, "vyre_vk_version": __version__,
         "op": op or program.entry_op_id, "program_hash": program.content_hash(), "name": stem,
@@ -175,7 +181,12 @@ def build_manifest(compiled: "Compiled", stem: str, sizes: Optional[Mapping[str,
                     "limits": {"shared_memory_bytes": opts.limits.shared_memory_bytes,
                                "workgroup_invocations": opts.limits.workgroup_invocations,
                                "workgroup_size": list(opts.limits.workgroup_size),
-                               "storage_buffer_bytes": opts.limits.storage_buffer_bytes}},
+                               "storage_buffer_bytes": opts.limits.storage_buffer_bytes,
+                               "fused_fma": opts.limits.fused_fma}},
+        # shaders that rely on a fused fma() carry the probe the runner checks a device with
+        "fma_probe": {"spirv": f"{stem}.fma_probe.spv", "cases": f"{stem}.fma_probe.f32", "count": PROBE_CASES,
+                      "local_size": PROBE_LOCAL_SIZE, "layout": "a, b, then a / b correctly rounded: count f32 each"}
+        if opts.limits.fused_fma else None,
         "buffers": buffers, "scratch": scratch, "stages": stages,
         "ops": [{"op": "barrier", "buffers": list(arg)} if kind == "barrier" else {"op": "dispatch", "stage": arg}
                 for kind, arg in compiled.ops],
@@ -256,6 +267,12 @@ def emit(compiled: "Compiled", stem: str, out_dir: Path, *, op: Optional[str] = 
     for st, entry in zip(compiled.stages, manifest["stages"]):
         contents[entry["comp"]] = st.glsl.encode()
         contents[entry["spirv"]] = st.spirv
+    if manifest["fma_probe"]:
+        from vyre_vk.runtime.probes import division_spirv, probe_cases
+
+        a, b, q = probe_cases()
+        contents[manifest["fma_probe"]["spirv"]] = division_spirv()
+        contents[manifest["fma_probe"]["cases"]] = np.concatenate([a, b, q]).astype("<f4").tobytes()
     contents[MANIFEST] = (json.dumps(manifest, indent=1) + "\n").encode()
     names = list(contents)
     try:
@@ -279,7 +296,7 @@ def emit(compiled: "Compiled", stem: str, out_dir: Path, *, op: Optional[str] = 
                     names.insert(names.index(MANIFEST), asm)
             for name in names:  # manifest.json last: it never names a file not yet in place
                 os.replace(tmp / name, out_dir / name)
-        stale = re.compile(re.escape(stem) + r"\.stage\d+\.(spv|comp|spvasm)")
+        stale = re.compile(re.escape(stem) + r"\.(stage\d+\.(spv|comp|spvasm)|fma_probe\.(spv|f32))")
         for old in out_dir.iterdir():
             if stale.fullmatch(old.name) and old.name not in names:
                 old.unlink()

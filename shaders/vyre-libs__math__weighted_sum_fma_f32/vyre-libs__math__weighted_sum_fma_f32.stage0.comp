@@ -11,9 +11,8 @@ layout(std430, set = 0, binding = 2) buffer vk_buf_output { float b_output[]; };
 float vyre_canon(float x) {
     uint b = floatBitsToUint(x);
     uint e = b & 0x7F800000u;
-    if (e == 0u) return uintBitsToFloat(b & 0x80000000u);
-    if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
-    return x;
+    uint nan = (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) ? 0x7FC00000u : b;
+    return uintBitsToFloat(e == 0u ? (b & 0x80000000u) : nan);
 }
 bool vyre_isnan(float x) { uint b = floatBitsToUint(x); return (b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0u; }
 bool vyre_isinf(float x) { return (floatBitsToUint(x) & 0x7FFFFFFFu) == 0x7F800000u; }

@@ -16,9 +16,8 @@ layout(std430, set = 0, binding = 3) buffer vk_buf4_grad_mlp { vec4 vk_v4_grad_m
 float vyre_canon(float x) {
     uint b = floatBitsToUint(x);
     uint e = b & 0x7F800000u;
-    if (e == 0u) return uintBitsToFloat(b & 0x80000000u);
-    if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
-    return x;
+    uint nan = (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) ? 0x7FC00000u : b;
+    return uintBitsToFloat(e == 0u ? (b & 0x80000000u) : nan);
 }
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 

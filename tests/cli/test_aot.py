@@ -156,3 +156,29 @@ def test_manifest_of_another_schema_is_refused(tmp_path):
     with pytest.raises(aot.ManifestError, match="schema_version 2"):
         aot.load(tmp_path)
     assert aot.main([str(tmp_path)]) == 2
+
+
+def test_fused_fma_folders_carry_a_probe_the_runner_checks(capsys, tmp_path, vk_device):
+    """--fma fused (the nvidia default) writes the division probe; the runner dispatches it and
+    refuses a device whose fma() rounds twice (lavapipe's), so divisions are never silently off."""
+    op, x = "vyre-libs::nn::silu", np.array([-3.5, -0.25, 0.75, 3.0], np.float32)
+    assert main(["emit", op, "--device-class", "nvidia", "-o", str(tmp_path)]) == 0
+    man = json.loads((tmp_path / "manifest.json").read_text())
+    probe = man["fma_probe"]
+    assert man["options"]["limits"]["fused_fma"] is True and probe["count"] % probe["local_size"] == 0
+    assert (tmp_path / probe["cases"]).stat().st_size == 12 * probe["count"]
+    assert "vyre_fdiv_int" in (tmp_path / man["stages"][0]["comp"]).read_text()
+    mod = aot.load(tmp_path, manager=vk_device.manager)
+    want = reference.run(get(op).build(), {"input": x})["output"]
+    if vk_device.limits.fused_fma:
+        np.testing.assert_array_equal(mod.run({"input": x})["output"].view(np.uint32), want.view(np.uint32))
+    else:
+        with pytest.raises(aot.ManifestError, match="rounds twice|is not .*Fix: emit again with --fma unfused"):
+            mod.run({"input": x})
+    # --fma unfused: no probe, the integer division, runs anywhere; the stale probe files go
+    assert main(["emit", op, "--device-class", "nvidia", "--fma", "unfused", "-o", str(tmp_path)]) == 0
+    man = json.loads((tmp_path / "manifest.json").read_text())
+    assert man["fma_probe"] is None and man["options"]["limits"]["fused_fma"] is False
+    assert not list(tmp_path.glob("*.fma_probe.*"))
+    with aot.load(tmp_path, manager=vk_device.manager) as mod:
+        np.testing.assert_array_equal(mod.run({"input": x})["output"].view(np.uint32), want.view(np.uint32))

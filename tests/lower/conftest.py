@@ -69,7 +69,10 @@ def run_vulkan(program: Program, inputs: Mapping[str, object],
     slots = [arrays.get(k, np.zeros(1, np.uint32)) for k in range(max(arrays, default=-1) + 1)]
     mgr = dev.manager
     tensors = [kp_bridge.tensor(mgr, a) for a in slots]
-    algo = kp_bridge.algorithm(mgr, tensors, words, tuple(int(g) for g in grid))
+    # U8/I8 buffers: their byte counts as specialization constants (vyre_vk/lower/bytes.py)
+    sizes = {b.name: arrays[b.binding].size for b in low.bindings}
+    algo = kp_bridge.algorithm(mgr, tensors, words, tuple(int(g) for g in grid),
+                               [sizes[n] for n in low.byte_lengths])
     seq = mgr.sequence()
     (seq.record(kp_bridge.sync_device(tensors))
         .record(kp_bridge.dispatch(algo))
@@ -84,7 +87,7 @@ def run_vulkan(program: Program, inputs: Mapping[str, object],
     out = {}
     for b in low.bindings:
         if b.is_result:
-            out[b.name] = data[b.binding].view(b.element.numpy)
+            out[b.name] = data[b.binding].view(b.element.numpy)[:sizes[b.name]]  # a byte buffer's padding off
     return out
 
 

@@ -78,7 +78,7 @@ def test_strategies_cover_every_kind():
                   "LocalId", "BinOpExpr", "UnOpExpr", "Select", "Cast", "Fma", "Atomic"}
     missing = (want_nodes | want_exprs) - set(kinds)
     assert not missing, missing
-    for t in ("U32", "I32", "F32", "Bool"):
+    for t in ("U32", "I32", "F32", "Bool", "U8", "I8"):
         assert any(k.startswith("buf:") and k.endswith(t) for k in kinds), t
 
 

@@ -51,7 +51,8 @@ def _nest(body, depth):
 
 def _lit_of(p: Program, name: str):
     t = p.buffer(name).element
-    return {U32: Expr.u32(0), I32: Expr.i32(0), F32: Expr.f32(0.0), BOOL: Expr.bool(False)}[t]
+    return {U32: Expr.u32(0), I32: Expr.i32(0), F32: Expr.f32(0.0), BOOL: Expr.bool(False),
+            DataType.U8: Expr.cast(DataType.U8, Expr.u32(0)), DataType.I8: Expr.cast(DataType.I8, Expr.i32(0))}[t]
 
 
 def _deep_expr(depth):
@@ -78,7 +79,7 @@ MUTATIONS = {
     "negative-binding": (V.BufferDeclError, lambda p, d: dataclasses.replace(p, buffers=p.buffers + (dataclasses.replace(BufferDecl.read("zz", 0, U32), binding=-1),))),
     "count-over-u32": (V.BufferDeclError, lambda p, d: dataclasses.replace(p, buffers=p.buffers + (BufferDecl.read("zz", 40, U32).with_count(2**33),))),
     "two-outputs": (V.BufferDeclError, lambda p, d: dataclasses.replace(p, buffers=p.buffers + (BufferDecl.output("zz", 40, U32).with_count(1),))),
-    "unsupported-dtype": (V.UnsupportedFeature, lambda p, d: dataclasses.replace(p, buffers=p.buffers + (BufferDecl.read("zz", 40, d(st.sampled_from([DataType.U8, DataType.F16, DataType.I64, DataType.F64]))).with_count(4),))),
+    "unsupported-dtype": (V.UnsupportedFeature, lambda p, d: dataclasses.replace(p, buffers=p.buffers + (BufferDecl.read("zz", 40, d(st.sampled_from([DataType.U16, DataType.F16, DataType.I64, DataType.F64]))).with_count(4),))),
     "store-readonly": (V.BufferAccessError, lambda p, d: _with_body(p, list(_body(p)) + [Node.store("in0", Expr.gid_x(), Expr.load("in0", Expr.u32(0)))])),
     "atomic-readonly": (V.BufferAccessError, lambda p, d: _with_body(p, [Node.let_bind("zz", Expr.atomic_add("in0", Expr.u32(0), Expr.u32(1)))] + list(_body(p)))),
     "wg-zero": (V.ProgramShapeError, lambda p, d: dataclasses.replace(p, workgroup_size=(d(st.sampled_from([0, -1])), 1, 1))),
@@ -200,6 +201,8 @@ def _mutate_inputs(program: Program, inputs: dict, d):
             out[name] = [float("nan")] * max(decl.count, 1)
     elif k == "none":
         out[name] = None
+    elif decl.element.size == 1:  # u8/i8: every length is whole elements; one byte short of the count is not
+        out[name] = b"\x00" * (max(decl.count, 1) - 1)
     else:
         out[name] = b"\x00" * (4 * max(decl.count, 1) + d(st.integers(1, 3)))
     return out

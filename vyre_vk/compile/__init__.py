@@ -23,6 +23,7 @@ Example:
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 from collections import OrderedDict
@@ -40,6 +41,9 @@ if TYPE_CHECKING:
 
 STAGES = ("validate", "optimize", "lower", "spirv")
 PRECISIONS = ("exact",)
+#: What `vyre-vk emit` assumes of a device class's fma() when not told (--fma): NVIDIA's rounds
+#: once (the fma probe passes on the H200); others are not assumed. The runtime always probes.
+FUSED_FMA_BY_CLASS = {"nvidia": True, "amd": False, "intel": False, "llvmpipe": False, "default": False}
 #: Compiled artefacts kept in memory (LRU); each holds its stages' GLSL and SPIR-V.
 MAX_CACHED = 256
 
@@ -215,26 +219,35 @@ _cache: "OrderedDict[tuple, Compiled]" = OrderedDict()
 _lock = threading.Lock()
 
 
-def compile_program(program: "Program", options: Options = Options()) -> Compiled:
+def compile_program(program: "Program", options: Options = Options(), *, validate: bool = True) -> Compiled:
     """Validate, optimise, lower and compile ``program`` (cached by content hash and options).
 
     Raises ValidationError / LaunchError for a program the IR or the device refuses, and
     ProgramCompileError (naming the IR node) if shaderc rejects the lowering.
+
+    ``validate=False`` skips the IR rules (``vyre_vk.run(..., validate=False)``, as
+    ``vyre_vk.reference.run`` does): the program is then compiled as written, whatever
+    ``options.passes`` say, because the optimiser's passes rely on those rules; a program the
+    lowering cannot express raises LoweringError, one shaderc refuses ProgramCompileError.
+    Such compiles are cached apart from validated ones.
     """
-    from vyre_vk.ir import Program, validate
+    from vyre_vk.ir import Program, validate as validate_program
     from vyre_vk.ir.validate import ProgramShapeError
 
     if not isinstance(program, Program):
         raise ProgramShapeError("program", f"expected a vyre_vk.ir.Program, got {type(program).__name__}",
                                 "build one with Program.new(...) or get(op_id).build()")
-    key = (program.content_hash(), options.key)
+    if not validate:
+        options = dataclasses.replace(options, passes=False)
+    key = (program.content_hash(), options.key, validate)
     with _lock:
         hit = _cache.get(key)
         if hit is not None:
             _cache.move_to_end(key)
             return hit
     # validate
-    validate(program)
+    if validate:
+        validate_program(program)
     check_bindings(program, options.limits)
     check_limits(program, options.limits)
     # optimize
@@ -283,6 +296,6 @@ def clear_cache() -> None:
         _cache.clear()
 
 
-__all__ = ["Binding", "Compiled", "CompiledStage", "DeviceLimits", "MAX_BINDING_SLOTS", "MAX_STORAGE_BUFFER_BYTES",
+__all__ = ["FUSED_FMA_BY_CLASS", "Binding", "Compiled", "CompiledStage", "DeviceLimits", "MAX_BINDING_SLOTS", "MAX_STORAGE_BUFFER_BYTES",
            "Options", "OptionsError", "ProgramCompileError", "STAGES", "Stage", "check_bindings", "check_limits",
            "clear_cache", "compile_program", "compile_stage", "from_graph", "op_name", "record_ops", "shared_bytes"]

@@ -60,12 +60,15 @@ def check_bindings(program: "Program", limits: Optional["DeviceLimits"] = None) 
 @dataclass(frozen=True)
 class DeviceLimits:
     """The compute limits a stage is checked against. Defaults: Vulkan's guaranteed minimums
-    raised to what every desktop driver reports (lavapipe's 32 KiB shared memory)."""
+    raised to what every desktop driver reports (lavapipe's 32 KiB shared memory).
+    ``fused_fma``: the device's fma() rounds once (vyre_vk.runtime.probes checks it when a
+    device opens), so the lowering may use exact fma-based fast paths."""
     shared_memory_bytes: int = 32768
     workgroup_invocations: int = 1024
     workgroup_size: tuple[int, int, int] = (1024, 1024, 64)
     name: str = "any Vulkan device"
     storage_buffer_bytes: int = 2**31 - 1
+    fused_fma: bool = False
 
     @classmethod
     def from_properties(cls, props: Mapping, name: str = "") -> "DeviceLimits":
@@ -78,7 +81,9 @@ class DeviceLimits:
 def shared_bytes(program: "Program", lowered: Optional["Lowered"] = None) -> int:
     """Workgroup memory one workgroup of ``program`` uses: its workgroup buffers, plus the
     subgroup-emulation exchange (two u32 halves per lane) once lowered."""
-    total = sum(b.count * b.element.size for b in program.buffers if b.is_workgroup)
+    # a u8/i8 workgroup buffer packs four bytes per 32-bit word (vyre_vk/lower/bytes.py)
+    total = sum(4 * -(-b.count // 4) if b.element.is_byte else b.count * b.element.size
+                for b in program.buffers if b.is_workgroup)
     if lowered is not None and "subgroup_emulation" in lowered.features:
         sx, sy, sz = program.workgroup_size
         total += 2 * 4 * sx * sy * sz
@@ -116,7 +121,7 @@ def compile_stage(program: "Program", limits: DeviceLimits = DeviceLimits(), *,
     if validate:
         validate_program(program)
     check_limits(program, limits)
-    lowered = lower(program, check=False)  # validated just above, or by the caller
+    lowered = lower(program, check=False, fused_fma=limits.fused_fma)  # validated just above, or by the caller
     check_limits(program, limits, lowered)
     try:
         words = spirv.compile_glsl(lowered.glsl, name=f"{op_name(program)}.comp", target_env=lowered.target_env)

@@ -118,7 +118,8 @@ class Node:
         return Block(body)
 
     @staticmethod
-    def region(generator: str, body: Sequence["Node"], source_region: Optional[str] = None) -> "Region":
+    def region(generator: str, body: Sequence["Node"],
+               source_region: "Optional[GeneratorRef | str]" = None) -> "Region":
         return Region(check_name(generator, "region generator"), source_region, body)
 
     @staticmethod
@@ -182,13 +183,42 @@ class Block(Node):
     body: tuple = ()
 
 
+@dataclass(frozen=True)
+class GeneratorRef:
+    """vyre's reference to a generator (vyre-foundation expr.rs): the op that composed a Region.
+
+    A Region keeps the name (``source_region``, so equality, hashing and the JSON form are those of
+    a string); :attr:`Region.source_ref` gives it back as a GeneratorRef, and Region, Node.region,
+    wrap and wrap_child accept either.
+
+    >>> Region("child", GeneratorRef("parent"), ()).source_region, Region("c", "p", ()).source_ref
+    ('parent', GeneratorRef(name='p'))
+    """
+
+    name: str
+
+    def __post_init__(self) -> None:
+        check_name(self.name, "GeneratorRef name")
+
+
 @_frozen
 class Region(Node):
-    """A scoped block carrying provenance: `generator` is the op id that produced it."""
+    """A scoped block carrying provenance: `generator` is the op id that produced it and
+    `source_region` the name of the generator that composed it (a GeneratorRef's name), if any."""
 
     generator: str
     source_region: Optional[str] = None
     body: tuple = ()
+
+    def __post_init__(self) -> None:
+        if isinstance(self.source_region, GeneratorRef):
+            self.__dict__["source_region"] = self.source_region.name  # frozen: normalised in place
+        _check_fields(self)
+
+    @property
+    def source_ref(self) -> Optional[GeneratorRef]:
+        """`source_region` as vyre's GeneratorRef (None when the Region has no composing parent)."""
+        return None if self.source_region is None else GeneratorRef(self.source_region)
 
 
 @_frozen

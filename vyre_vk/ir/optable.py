@@ -10,7 +10,8 @@ the same enums (the GLSL one is vyre_vk/lower/spelling.py).
 Conventions of the NumPy implementations (numerics.py):
 
 * operands are NumPy arrays (any broadcastable shape) of the operand type's *value*
-  dtype: uint32, int32, float32, or numpy bool for Bool;
+  dtype: uint32, int32, float32, or numpy bool for Bool; uint8 / int8 for the byte types
+  U8 / I8 (no operator takes those: only casts, whose table covers them);
 * every float32 value entering an op is already canonical (see :func:`canon`), and every
   float32 result is passed through :func:`canon` here, as vyre's reference does;
 * ops whose reference behaviour is an *error* for some inputs (i32 division by zero,
@@ -40,6 +41,7 @@ from .numerics import (absdiff, as_f32, as_u32, clz, ctz, div_i32, div_u32, fmax
 from .types import DataType
 
 U32, I32, F32, BOOL = DataType.U32, DataType.I32, DataType.F32, DataType.Bool
+U8, I8 = DataType.U8, DataType.I8
 
 
 # ----------------------------------------------------------------------------- operator enums
@@ -366,7 +368,7 @@ def _f32_to_int(lo: float, hi: float, dt):
     return impl
 
 
-#: Legal casts among the supported types (vyre validate/cast.rs restricted to u32/i32/f32/bool),
+#: Legal casts among the supported types (vyre validate/cast.rs restricted to u32/i32/f32/bool/u8/i8),
 #: with the reference semantics of vyre-reference expr_cast.rs.
 CASTS: dict[tuple[DataType, DataType], CastInfo] = {(c.src, c.dst): c for c in [
     CastInfo(U32, U32, lambda x: x),
@@ -385,4 +387,23 @@ CASTS: dict[tuple[DataType, DataType], CastInfo] = {(c.src, c.dst): c for c in [
     CastInfo(BOOL, F32, lambda x: np.asarray(x).astype(np.float32)),
     CastInfo(F32, U32, _f32_to_int(0.0, 4294967295.0, np.uint32)),
     CastInfo(F32, I32, _f32_to_int(-2147483648.0, 2147483647.0, np.int32)),
+    # Byte types (vyre cast.rs: integer-like scalars convert to each other; f32 <-> u8/i8 is V012).
+    # Narrowing keeps the low 8 bits (I8 then reads them as signed); widening zero-extends a U8
+    # and sign-extends an I8 (IR-SPEC 5.2; i8 -> u32 is the sign-extended word's bits).
+    CastInfo(U8, U8, lambda x: x),
+    CastInfo(I8, I8, lambda x: x),
+    CastInfo(U8, I8, lambda x: np.asarray(x, np.uint8).view(np.int8)),
+    CastInfo(I8, U8, lambda x: np.asarray(x, np.int8).view(np.uint8)),
+    CastInfo(U8, U32, lambda x: np.asarray(x).astype(np.uint32)),
+    CastInfo(U8, I32, lambda x: np.asarray(x).astype(np.int32)),
+    CastInfo(I8, U32, lambda x: np.asarray(x).astype(np.int32).view(np.uint32)),
+    CastInfo(I8, I32, lambda x: np.asarray(x).astype(np.int32)),
+    CastInfo(U8, BOOL, truthy),
+    CastInfo(I8, BOOL, truthy),
+    CastInfo(U32, U8, lambda x: np.asarray(x).astype(np.uint8)),  # modular: the low byte
+    CastInfo(I32, U8, lambda x: np.asarray(x).astype(np.uint8)),
+    CastInfo(BOOL, U8, lambda x: np.asarray(x).astype(np.uint8)),
+    CastInfo(U32, I8, lambda x: np.asarray(x).astype(np.int8)),
+    CastInfo(I32, I8, lambda x: np.asarray(x).astype(np.int8)),
+    CastInfo(BOOL, I8, lambda x: np.asarray(x).astype(np.int8)),
 ]}

@@ -26,7 +26,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from .node import Node, Region
+from .node import GeneratorRef, Node, Region
 from .types import BufferAccess, DataType, IRError, check_int, check_member, check_name, check_seq, show
 
 U32_MAX = 0xFFFFFFFF
@@ -246,15 +246,84 @@ class Program:
 CODEC: dict[str, Any] = {}
 
 
+# ----------------------------------------------------------------------------- region helpers
+# vyre-harness region.rs (re-exported as vyre_libs::region): how ops wrap and compose their bodies.
+
+#: vyre-foundation algebra/composition.rs: a generator suffix marking a Region that may not be fused
+#: with another instance of itself.
+SELF_EXCLUSIVE_REGION_SUFFIX = "#self-exclusive"
+
+
+def mark_self_exclusive_region(generator: str) -> str:
+    """`generator` with vyre's self-exclusive suffix.
+
+    >>> mark_self_exclusive_region("vyre-libs::parsing::c_lexer")
+    'vyre-libs::parsing::c_lexer#self-exclusive'
+    """
+    return check_name(generator, "region generator") + SELF_EXCLUSIVE_REGION_SUFFIX
+
+
+def _parent(ref: "GeneratorRef | str | None", what: str) -> Optional[str]:
+    """A source region given as vyre's GeneratorRef or as its name, as the name a Region keeps."""
+    if isinstance(ref, GeneratorRef):
+        return ref.name
+    return None if ref is None else check_name(ref, what)
+
+
 def wrap_anonymous(generator: str, body: Sequence[Node]) -> Region:
     """`Region(generator, source_region=None, body)`: how every vyre-libs op wraps its body."""
     return Region(check_name(generator, "region generator"), None, body)
 
 
-def wrap(generator: str, body: Sequence[Node], source_region: Optional[str] = None) -> Region:
-    return Region(check_name(generator, "region generator"), source_region, body)
+def wrap(generator: str, body: Sequence[Node], source_region: "GeneratorRef | str | None" = None) -> Region:
+    """`Region(generator, source_region, body)`; the source region as a GeneratorRef or its name."""
+    return Region(check_name(generator, "region generator"), _parent(source_region, "source region"), body)
 
 
-def wrap_child(generator: str, parent: str, body: Sequence[Node]) -> Region:
-    """A Region whose `source_region` names its parent generator."""
-    return Region(check_name(generator, "region generator"), check_name(parent, "parent generator"), body)
+def wrap_child(generator: str, parent: "GeneratorRef | str", body: Sequence[Node]) -> Region:
+    """A Region whose `source_region` names its composing parent (a GeneratorRef, or its name).
+
+    >>> wrap_child("vyre-primitives::x", GeneratorRef("vyre-libs::y"), []).source_ref
+    GeneratorRef(name='vyre-libs::y')
+    """
+    if parent is None:
+        raise IRError("wrap_child needs a parent generator, got None. Fix: pass GeneratorRef(op_id) or the op id, "
+                      "or use wrap_anonymous for a Region without a parent.")
+    return Region(check_name(generator, "region generator"), _parent(parent, "parent generator"), body)
+
+
+def reparent_program_children(program: Program, parent_op_id: str) -> list[Node]:
+    """`program`'s top-level nodes as children of `parent_op_id` (vyre's helper of the same name):
+    a Region keeps its generator and body and gets ``source_region = parent``, except that the
+    root Region (``vyre.program.root``) becomes ``inline::<parent>``; any other node is wrapped
+    in an ``inline::<parent>`` Region with that source region.
+
+    >>> p = Program.wrapped([], (1, 1, 1), [Node.barrier()])
+    >>> [(r.generator, r.source_region) for r in reparent_program_children(p, "op")]
+    [('inline::op', 'op')]
+    """
+    parent = GeneratorRef(check_name(parent_op_id, "parent op id"))
+    inline = f"inline::{parent.name}"
+    out: list[Node] = []
+    for node in program.entry:
+        if isinstance(node, Region):
+            out.append(Region(inline if node.generator == ROOT_GENERATOR else node.generator, parent.name, node.body))
+        else:
+            out.append(wrap(inline, [node], parent))
+    return out
+
+
+def tag_program(parent_op_id: str, program: Program) -> Program:
+    """`program` under one Region of `parent_op_id` (vyre's ``tag_program``): the same buffers and
+    workgroup size, entry ``[Region(parent){reparented children}]``; the generator carries
+    ``#self-exclusive`` and the flag is kept when the program is non-composable with itself.
+
+    >>> t = tag_program("vyre-libs::demo", Program.wrapped([], (1, 1, 1), []))
+    >>> t.entry[0].generator, [(c.generator, c.source_region) for c in t.entry[0].body]
+    ('vyre-libs::demo', [('inline::vyre-libs::demo', 'vyre-libs::demo')])
+    """
+    generator = (mark_self_exclusive_region(parent_op_id) if program.non_composable_with_self
+                 else check_name(parent_op_id, "parent op id"))
+    tagged = Program.wrapped(program.buffers, program.workgroup_size,
+                             [wrap_anonymous(generator, reparent_program_children(program, parent_op_id))])
+    return dataclasses.replace(tagged, non_composable_with_self=program.non_composable_with_self)

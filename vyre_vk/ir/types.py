@@ -6,6 +6,11 @@ zero value, whether the Vulkan backend supports it). Validation, the reference e
 and the optimiser read it from here; a backend's type names are its own (the GLSL ones are
 in vyre_vk/lower/spelling.py).
 
+U8 and I8 are byte types (:data:`BYTE_TYPES`, IR-SPEC 10.2): a buffer of them is indexed by
+byte, a load gives the byte zero-extended (I8: sign-extended), BufLen is the byte count; on
+the host it is a NumPy uint8/int8 array. Their values only pass through loads, stores, lets,
+selects and casts (cast to u32/i32 for arithmetic, as vyre's reference requires).
+
 Example::
 
     >>> DataType.F32.numpy, DataType.F32.size
@@ -180,6 +185,11 @@ class DataType(enum.Enum):
         return DTYPES[self].wire_tag
 
     @property
+    def is_byte(self) -> bool:
+        """U8 or I8: byte-indexed buffers, values only loaded, stored, bound, selected and cast."""
+        return self in (DataType.U8, DataType.I8)
+
+    @property
     def is_float(self) -> bool:
         return self in (DataType.F16, DataType.BF16, DataType.F32, DataType.F64)
 
@@ -211,9 +221,10 @@ DTYPES: dict[DataType, DTypeInfo] = {
     DT.F32: _info(DT.F32, 0x0B, 4, np.float32, 0.0, True),
     # Bool: one 32-bit word per element in storage (0 = false, non-zero = true).
     DT.Bool: _info(DT.Bool, 0x06, 4, np.uint32, False, True),
-    DT.U8: _info(DT.U8, 0x0E, 1, np.uint8, 0, False),
+    # U8/I8: one byte per element (a GPU buffer packs four per 32-bit word, little-endian lanes).
+    DT.U8: _info(DT.U8, 0x0E, 1, np.uint8, 0, True),
     DT.U16: _info(DT.U16, 0x0F, 2, np.uint16, 0, False),
-    DT.I8: _info(DT.I8, 0x10, 1, np.int8, 0, False),
+    DT.I8: _info(DT.I8, 0x10, 1, np.int8, 0, True),
     DT.I16: _info(DT.I16, 0x11, 2, np.int16, 0, False),
     DT.I64: _info(DT.I64, 0x12, 8, np.int64, 0, False),
     DT.U64: _info(DT.U64, 0x03, 8, np.uint64, 0, False),
@@ -229,6 +240,8 @@ del DT
 
 #: Types the Vulkan backend handles now.
 SUPPORTED_DTYPES: tuple[DataType, ...] = tuple(t for t, i in DTYPES.items() if i.supported)
+#: Byte-addressed element types (see the module doc).
+BYTE_TYPES = frozenset({DataType.U8, DataType.I8})
 
 
 class BufferAccess(enum.Enum):

@@ -160,7 +160,7 @@ def etype(ctx: Ctx, e: object, path: str, depth: int = 0) -> Optional[DataType]:
         if not isinstance(e.target, DataType) or not e.target.supported:
             tgt = getattr(e.target, "value", e.target)
             err(UnsupportedFeature, path, f"cast to {tgt} is {UNSUPPORTED}.",
-                "cast to u32, i32, f32 or bool (mask narrow values with bit ops).")
+                "cast to u32, i32, f32, bool, u8 or i8 (mask other widths with bit ops).")
         t = sub(e.value, "value")
         if t is not None and (t, e.target) not in CASTS:
             err(TypeMismatch, path, f"cannot cast {t.value} to {e.target.value} (V012).", "cast through u32.")

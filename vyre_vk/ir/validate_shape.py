@@ -50,7 +50,7 @@ def check_buffers(p: Program) -> dict[str, BufferDecl]:
         if not b.element.supported:
             err(UnsupportedFeature, path,
                 f"element type {b.element.value} is {UNSUPPORTED}.",
-                "use u32, i32, f32 or bool (pack narrower data into u32 words).")
+                "use u32, i32, f32, bool, u8 or i8 (pack other widths into u32 words).")
         if not isinstance(b.count, int) or not 0 <= b.count <= 0xFFFFFFFF:
             err(BufferDeclError, path, f"count {b.count!r} is not a u32.", "use a count in [0, 2^32).")
         if b.is_workgroup:

@@ -15,9 +15,10 @@ from ..ir.types import DataType
 from ..ir.validate import _has_collective
 from . import bounds
 from .helpers import GLSL_HELPERS
+from .ieee import FUSED
 from .names import glsl_names
 from .result import LoweringError
-from .spelling import CAST_GLSL, STORAGE_TYPE, Spelling
+from .spelling import CAST_GLSL, STORAGE_TYPE, VALUE_TYPE, Spelling
 from .vector import VectorPlan
 from vyre_vk.ir.paths import labelled_bodies
 
@@ -66,8 +67,10 @@ def _assigned_names(nodes: tuple) -> set[str]:
 class LowererBase:
     """State of one program's lowering; the layers above add expressions, statements, assembly."""
 
-    def __init__(self, program: Program):
+    def __init__(self, program: Program, fused_fma: bool = False):
         self.p = program
+        # the helper sources: FUSED's fast paths where the device's fma() is fused (ieee.py)
+        self.table = {**GLSL_HELPERS, **FUSED} if fused_fma else GLSL_HELPERS
         self.decls = {b.name: b for b in program.buffers}
         self.names = glsl_names(program)
         self.var = self.names.variables  # IR variable -> GLSL name
@@ -145,9 +148,9 @@ class LowererBase:
     def to_storage(self, code: str, t: DataType, elem: DataType) -> str:
         """Convert a value to a buffer's storage word type (validator-checked pairs only)."""
         st = STORAGE_TYPE[elem]
-        if STORAGE_TYPE[t] == st and t is not BOOL:
+        if VALUE_TYPE[t] == st:
             return code
-        return f"{st}({code})"  # bool -> 0/1, i32 <-> u32 bit reinterpretation
+        return f"{st}({code})"  # bool -> 0/1, i32 <-> u32 bit reinterpretation (an i8's too)
 
     # ---- subgroup emulation and the vector fast path: where they apply
     def guard(self, code: str, zero: str) -> str:

@@ -12,6 +12,7 @@ from ..ir import expr as E
 from ..ir.optable import ATOMICS, BINOPS, UNOPS, BinOp
 from ..ir.types import DataType
 from .base import BOOL, F32, I32, U32, LowererBase, fill
+from .bytes import byte_len_expr
 from .result import LoweringError
 from .spelling import (BINOP_GLSL, CAST_GLSL, FMA_GLSL, SELECT_GLSL, UNOP_GLSL, VALUE_TYPE, ZERO, f32_literal,
                        i32_literal, u32_literal)
@@ -60,7 +61,8 @@ class ExprLowerer(LowererBase):
         return ("true" if e.value else "false"), BOOL
 
     def variable(self, e: E.Var, path: str) -> Code:
-        return self.var[e.name], self.var_type(e.name, path)
+        t = self.var_type(e.name, path)  # first: an unbound name (an unvalidated program) is a LoweringError
+        return self.var[e.name], t
 
     def invocation_id(self, e: E.InvocationId, path: str) -> Code:
         return f"gl_GlobalInvocationID.{_AXES[e.axis]}", U32
@@ -98,6 +100,8 @@ class ExprLowerer(LowererBase):
         d = self.buffer(e.buffer, path)
         if d.is_workgroup:
             return u32_literal(d.count), U32
+        if d.element.is_byte:  # the byte count, not the words (bytes.py)
+            return byte_len_expr(self.names.buf(d.name), self.stem[d.name]), U32
         return f"uint({self.names.buf(d.name)}.length())", U32
 
     def atomic(self, e: E.Atomic, path: str) -> Code:

@@ -20,6 +20,9 @@ reference (vyre_vk.reference):
   vyre's Regions are lexical scopes too (IR-SPEC 6.2), so a Region is braces plus a
   comment naming its generator.
 * Workgroup memory is zeroed at kernel start (the reference zeroes it per workgroup).
+* U8/I8 buffers pack four bytes per word; their byte counts come from specialization
+  constants the runtime sets (``Lowered.byte_lengths``), byte stores are compare-and-swap
+  loops (bytes.py).
 * Traps (``Trap`` nodes, i32 division by zero or MIN/-1) set a flag word in an extra
   storage buffer at binding ``Lowered.trap_binding``; the runtime raises when it is set.
 * Subgroup collectives get vyre's simulated width 32 on any device (hardware subgroups are
@@ -44,6 +47,7 @@ from ..ir.program import Program
 from ..ir.types import BufferAccess
 from ..ir.validate import ValidationError, validate
 from .base import BOOL, F32, helper_calls
+from .bytes import byte_accessors, spec_constant_decl, words
 from .helpers import GLSL_HELPERS
 from .names import comment
 # TRAP_WORDS is re-exported: vyre_vk.lower.glsl is an import path callers use.
@@ -65,12 +69,12 @@ class _Lowerer(StmtLowerer):
             if h in seen:
                 return
             seen.add(h)
-            for dep in helper_calls(GLSL_HELPERS[h]):
+            for dep in helper_calls(self.table[h]):
                 if dep != h:
                     visit(dep)
             order.append(h)
 
-        for h in GLSL_HELPERS:  # table order: deterministic
+        for h in self.table:  # table order: deterministic
             if h in self.helpers:
                 visit(h)
         return order
@@ -86,9 +90,12 @@ class _Lowerer(StmtLowerer):
                 self.stmt(n, f"entry[{i}]")
         accessors = self.accessors()  # may add helpers (vyre_canon), so before helper_order
         helpers = self.helper_order()
-        needs_trap = "trap" in self.features or any("vyre_trap" in GLSL_HELPERS[h] for h in helpers)
+        needs_trap = "trap" in self.features or any("vyre_trap" in self.table[h] for h in helpers)
         storage = sorted((b for b in p.buffers if not b.is_workgroup), key=lambda b: b.binding)
         workgroup = [b for b in p.buffers if b.is_workgroup]
+        byte_lengths = tuple(b.name for b in storage if b.element.is_byte)  # constant_id = position
+        if byte_lengths or any(b.element.is_byte for b in workgroup):
+            self.features.add("byte_buffers")
         trap_binding = (max((b.binding for b in storage), default=-1) + 1) if needs_trap else None
         if needs_trap:
             self.features.add("trap")
@@ -119,8 +126,11 @@ class _Lowerer(StmtLowerer):
             if plan is not None and b.name in plan.loads + plan.stores:  # same binding, 16-byte view
                 add(f"layout(std430, set = 0, binding = {b.binding}) {q}buffer vk_buf4_{st} "
                     f"{{ {vec_type(STORAGE_TYPE[b.element])} vk_v4_{st}[]; }};  // {name} as 4-word vectors")
+        for k, name in enumerate(byte_lengths):
+            add(spec_constant_decl(k, self.stem[name], name))
         for b in workgroup:
-            add(f"shared {STORAGE_TYPE[b.element]} {self.names.buf(b.name)}[{b.count}];  // {b.element.value}, workgroup")
+            n = words(b.count) if b.element.is_byte else b.count
+            add(f"shared {STORAGE_TYPE[b.element]} {self.names.buf(b.name)}[{n}];  // {b.element.value}, workgroup")
         if self.sg:
             self.features.add("subgroup_emulation")
             add(f"shared uint vk_sg[{2 * self.sg_lanes()}];  // width-32 subgroup exchange, two halves")
@@ -139,7 +149,7 @@ class _Lowerer(StmtLowerer):
         if helpers:
             add("")
             for h in helpers:
-                for line in GLSL_HELPERS[h].split("\n"):
+                for line in self.table[h].split("\n"):
                     add(line)
         if accessors:
             add("")
@@ -157,7 +167,8 @@ class _Lowerer(StmtLowerer):
             for b in workgroup:
                 name = self.names.buf(b.name)
                 zero = {"uint": "0u", "int": "0", "float": "0.0"}[STORAGE_TYPE[b.element]]
-                add(f"    for (uint vk_z = gl_LocalInvocationIndex; vk_z < {b.count}u; vk_z += {lanes}u) "
+                n = words(b.count) if b.element.is_byte else b.count
+                add(f"    for (uint vk_z = gl_LocalInvocationIndex; vk_z < {n}u; vk_z += {lanes}u) "
                     f"{{ {name}[vk_z] = {zero}; }}")
             add("    barrier();  // workgroup memory starts zeroed, as in the reference")
         if self.sg:
@@ -170,7 +181,7 @@ class _Lowerer(StmtLowerer):
         codes.update({c: f"Trap node, tag {tag!r}" for tag, c in self.trap_tags.items()})
         return Lowered(glsl=text, workgroup_size=(sx, sy, sz), bindings=tuple(storage), line_map=line_map,
                        features=frozenset(self.features), target_env="vulkan1.0",
-                       trap_binding=trap_binding, trap_codes=codes)
+                       trap_binding=trap_binding, trap_codes=codes, byte_lengths=byte_lengths)
 
     def accessors(self) -> list[str]:
         """Bounds-checked load/store/atomic functions for the buffers the program touches, named
@@ -179,6 +190,9 @@ class _Lowerer(StmtLowerer):
         for b in self.p.buffers:  # declaration order: deterministic
             name, sm = self.names.buf(b.name), self.stem[b.name]
             st, el = STORAGE_TYPE[b.element], b.element
+            if el.is_byte:  # no atomics on them (validation: V014)
+                lines += byte_accessors(b, name, sm, b.name in self.loads, b.name in self.nloads, b.name in self.stores)
+                continue
             length = f"{b.count}u" if b.is_workgroup else f"uint({name}.length())"
             if b.name in self.loads or b.name in self.nloads:
                 # Branch-free: load at the index clamped into the buffer (never empty: the runtime
@@ -216,12 +230,13 @@ class _Lowerer(StmtLowerer):
 
 
 # ----------------------------------------------------------------------------- public API
-def lower(program: Program, *, check: bool = True) -> Lowered:
+def lower(program: Program, *, check: bool = True, fused_fma: bool = False) -> Lowered:
     """Lower a valid vyre IR program to a GLSL 450 compute shader.
 
     The program is validated first (``check=False`` skips that when the caller already
     did); anything the Vulkan backend cannot express raises :class:`LoweringError`.
-    The same program always gives byte-identical GLSL.
+    The same program always gives byte-identical GLSL. ``fused_fma``: the device's fma()
+    is fused (its probe passed), so division takes the fast exact path (ieee.FUSED).
 
     >>> from vyre_vk import ops
     >>> low = lower(ops.get("vyre-libs::nn::mlp_backward").build())
@@ -236,4 +251,4 @@ def lower(program: Program, *, check: bool = True) -> Lowered:
             validate(program)
         except ValidationError as err:
             raise LoweringError(err.path, f"the program is not valid: {err.message}", err.fix) from err
-    return _Lowerer(program).run()
+    return _Lowerer(program, fused_fma).run()

@@ -14,6 +14,16 @@ Results below FLT_MIN are what the reference's canonicalisation makes of the IEE
 signed zero, or FLT_MIN when the subnormal result rounds up to it. Zero, infinite and NaN
 operands are decided from their bits too: the driver's `/` is not exact even there (NVIDIA
 computes inf / FLT_MAX as inf * rcp(FLT_MAX) = inf * 0 = NaN).
+
+On a device whose ``fma()`` is fused (probed when the device opens: vyre_vk.runtime.probes),
+:data:`FUSED` replaces ``vyre_fdiv`` by a fast path for operands whose quotient and residuals
+stay normal (Markstein's correction, checked against the integer algorithm in
+tests/lower/test_ieee_fused.py): y ~ 1/|b| from the driver (any error under 2^-20),
+q0 = |a| y, r0 = fma(-q0, |b|, |a|), q1 = fma(r0, y, q0) (within one ULP of |a/b|), then the
+exact residuals r1 = |a| - q1 |b| and r2 of q1's neighbour towards |a/b|; the one with the
+smaller residual is nearer (a binary quotient is never a midpoint). Other operands take the
+integer algorithm (``vyre_fdiv_int``). About 12 instructions instead of 25 long-division steps.
+It also replaces Veltkamp's split in ``vyre_two_prod`` (exp, tanh: ffmath.py) by one fma.
 """
 from __future__ import annotations
 
@@ -74,4 +84,43 @@ GLSL: dict[str, str] = {
     }
     return vyre_round_pack(0u, (e >> 1) + 127, root, rem != 0u);
 }""",
+}
+
+
+#: Fast-path window (biased exponents): |a| >= 2^-77 keeps every residual's last bit normal,
+#: 2 <= eb <= 252 keeps 1/|b| normal, the exponent difference keeps q1 and its neighbours normal.
+FAST_DIV_MIN_EA, FAST_DIV_EB = 50, (2, 252)
+FAST_DIV_DIFF = (-124, 125)
+
+#: Helpers for a device whose fma() is fused (vyre_vk.runtime.probes.fma_probe).
+GLSL["vyre_fdiv_int"] = GLSL["vyre_fdiv"].replace("float vyre_fdiv(", "float vyre_fdiv_int(", 1)
+FUSED: dict[str, str] = {
+    # TwoProduct with one fma instead of Veltkamp's split (ffmath.py): the same exact error term
+    # (a*b = p + e, no overflow or underflow), 2 operations instead of 17.
+    "vyre_two_prod": """void vyre_two_prod(float a, float b, out float p, out float e) {
+    precise float pp = a * b;
+    precise float pe = fma(a, b, -pp);
+    p = pp; e = pe;
+}""",
+    "vyre_fdiv": f"""float vyre_fdiv(float a, float b) {{
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    uint ea = (ua >> 23) & 0xFFu, eb = (ub >> 23) & 0xFFu;
+    int de = int(ea) - int(eb);
+    bool fast = ea >= {FAST_DIV_MIN_EA}u && ea <= 254u && eb >= {FAST_DIV_EB[0]}u && eb <= {FAST_DIV_EB[1]}u
+        && de >= {FAST_DIV_DIFF[0]} && de <= {FAST_DIV_DIFF[1]};
+    // straight-line (no branch around it), so 1/|b| can be scheduled before |a| is known
+    float x = uintBitsToFloat(ua & 0x7FFFFFFFu), d = uintBitsToFloat(ub & 0x7FFFFFFFu);
+    precise float y = 1.0 / d;
+    precise float q0 = x * y;
+    precise float r0 = fma(-q0, d, x);
+    precise float q1 = fma(r0, y, q0);
+    precise float r1 = fma(-q1, d, x);  // exact: q1 is within one ULP
+    uint uq = floatBitsToUint(q1);
+    uint un = r1 > 0.0 ? uq + 1u : uq - 1u;  // the neighbour on the quotient's side
+    precise float r2 = fma(-uintBitsToFloat(un), d, x);  // exact too
+    uint ur = (r1 != 0.0 && abs(r2) < abs(r1)) ? un : uq;
+    float q = uintBitsToFloat(ur | ((ua ^ ub) & 0x80000000u));
+    if (!fast) q = vyre_fdiv_int(a, b);
+    return q;
+}}""",
 }

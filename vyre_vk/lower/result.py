@@ -35,6 +35,8 @@ class Lowered:
     one more storage buffer of ``TRAP_WORDS`` u32 words (zero-initialised by the runtime)
     whose word 0 becomes non-zero if an invocation trapped; `trap_codes` maps word 1 to a
     message. `line_map` maps a GLSL line (1-based) to the IR node path it came from.
+    `byte_lengths` names the storage U8/I8 buffers whose bound byte counts the runtime passes
+    as specialization constants: the k-th name is ``constant_id = k`` (lower/bytes.py).
     """
 
     glsl: str
@@ -45,6 +47,7 @@ class Lowered:
     target_env: str
     trap_binding: Optional[int] = None
     trap_codes: dict[int, str] = field(default_factory=dict)
+    byte_lengths: tuple[str, ...] = ()
 
     def node_at_line(self, line: int) -> Optional[str]:
         """IR node path of GLSL `line`, or of the nearest statement line above it."""

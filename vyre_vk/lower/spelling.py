@@ -26,13 +26,15 @@ from ..ir.optable import CANON_NAN_BITS, AtomicOp, BinOp, UnOp
 from ..ir.types import DataType, bits_f32
 
 U32, I32, F32, BOOL = DataType.U32, DataType.I32, DataType.F32, DataType.Bool
+U8, I8 = DataType.U8, DataType.I8
 
-#: GLSL type of a *value* of each supported type.
-VALUE_TYPE: dict[DataType, str] = {U32: "uint", I32: "int", F32: "float", BOOL: "bool"}
-#: GLSL element type inside a storage buffer: a Bool is one 32-bit word (0 = false).
-STORAGE_TYPE: dict[DataType, str] = {U32: "uint", I32: "int", F32: "float", BOOL: "uint"}
+#: GLSL type of a *value* of each supported type (a U8 is a uint in 0..255, an I8 an int in -128..127).
+VALUE_TYPE: dict[DataType, str] = {U32: "uint", I32: "int", F32: "float", BOOL: "bool", U8: "uint", I8: "int"}
+#: GLSL element type inside a storage buffer: a Bool is one 32-bit word (0 = false); U8/I8 buffers
+#: are arrays of words packing four bytes each (vyre_vk/lower/bytes.py).
+STORAGE_TYPE: dict[DataType, str] = {U32: "uint", I32: "int", F32: "float", BOOL: "uint", U8: "uint", I8: "uint"}
 #: The zero value of each supported type.
-ZERO: dict[DataType, str] = {U32: "0u", I32: "0", F32: "0.0", BOOL: "false"}
+ZERO: dict[DataType, str] = {U32: "0u", I32: "0", F32: "0.0", BOOL: "false", U8: "0u", I8: "0"}
 
 Spelling = dict[DataType, str]  # operand type -> template
 
@@ -177,7 +179,28 @@ CAST_GLSL: dict[tuple[DataType, DataType], str] = {
     (BOOL, F32): "({a} ? 1.0 : 0.0)",
     (F32, U32): "vyre_f32_to_u32({a})",  # saturating, NaN -> 0
     (F32, I32): "vyre_f32_to_i32({a})",
+    # Byte values live in 32-bit registers: narrowing masks (U8) or sign-extends the low byte (I8).
+    (U8, U8): "{a}",
+    (I8, I8): "{a}",
+    (U8, I8): "(int({a} << 24u) >> 24)",
+    (I8, U8): "(uint({a}) & 0xFFu)",
+    (U8, U32): "{a}",
+    (U8, I32): "int({a})",
+    (I8, U32): "uint({a})",  # the sign-extended word's bits
+    (I8, I32): "{a}",
+    (U8, BOOL): "({a} != 0u)",
+    (I8, BOOL): "({a} != 0)",
+    (U32, U8): "({a} & 0xFFu)",
+    (I32, U8): "(uint({a}) & 0xFFu)",
+    (BOOL, U8): "uint({a})",
+    (U32, I8): "(int({a} << 24u) >> 24)",
+    (I32, I8): "(({a} << 24) >> 24)",
+    (BOOL, I8): "int({a})",
 }
+
+#: Byte `i` of a byte buffer's word `w` (lane i & 3, little-endian), as a value of the byte type.
+BYTE_EXTRACT: dict[DataType, str] = {U8: "(({w} >> (({i} & 3u) << 3u)) & 0xFFu)",
+                                     I8: "(int({w} << ((3u - ({i} & 3u)) << 3u)) >> 24)"}
 
 #: Select evaluates both arms (a function call evaluates every argument; `?:` would not).
 SELECT_GLSL = "vyre_select({c}, {t}, {f})"

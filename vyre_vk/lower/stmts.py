@@ -15,7 +15,7 @@ from .base import BOOL, F32, I32, U32, unwrap
 from .exprs import ExprLowerer
 from .names import comment
 from .result import TRAP_CODE_DIVISION, LoweringError
-from .spelling import STORAGE_TYPE, VALUE_TYPE, ZERO
+from .spelling import I8, STORAGE_TYPE, U8, VALUE_TYPE, ZERO
 from .vector import VectorPlan, component, vec_type
 
 
@@ -153,7 +153,8 @@ class StmtLowerer(ExprLowerer):
 
     def trap(self, n: N.Trap, path: str) -> None:
         a, at = self.expr(n.address, path + ".address")
-        word = {U32: a, I32: f"uint({a})", BOOL: f"uint({a})", F32: f"floatBitsToUint({a})"}[at]
+        word = {U32: a, I32: f"uint({a})", BOOL: f"uint({a})", F32: f"floatBitsToUint({a})", U8: a,
+                I8: f"uint({a})"}[at]
         code = self.trap_tags.setdefault(str(n.tag), TRAP_CODE_DIVISION + 1 + len(self.trap_tags))
         self.features.add("trap")
         trap = f"vk_trap_at({code}u, {word});"

@@ -208,11 +208,14 @@ def uses_workgroup_scope(p: Program) -> Optional[str]:
 
 
 def zero_literal(t: DataType) -> E.Expr:
-    """The literal 0 of an f32/u32/i32 (what an out-of-bounds load reads; workgroup memory's start).
+    """The 0 of an f32/u32/i32/u8/i8 value (what an out-of-bounds load reads; workgroup memory's
+    start). Byte values have no literal: a cast of the 32-bit zero.
 
-    >>> zero_literal(DataType.U32)
-    LitU32(value=0)
+    >>> zero_literal(DataType.U32), zero_literal(DataType.U8).target
+    (LitU32(value=0), DataType.U8)
     """
+    if t in (DataType.U8, DataType.I8):
+        return E.Cast(t, E.LitU32(0) if t is DataType.U8 else E.LitI32(0))
     return {DataType.F32: E.Expr.f32(0.0), DataType.U32: E.LitU32(0), DataType.I32: E.LitI32(0)}[t]
 
 

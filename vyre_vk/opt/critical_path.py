@@ -24,7 +24,8 @@ The model, kept simple and conservative (it should under-, never over-estimate):
   it sets to a constant (``if found == 0 { ...; found = 1 }``) is counted once. A barrier
   adds its latency to every buffer written before it.
 - Latencies are per device class, in cycles at the model's clock, for the exact lowering:
-  f32 division and square root are 25-step integer long divisions (vyre_vk/lower/ieee.py),
+  f32 division is Markstein's fma sequence on the H200 (its fma probe passes) and a 25-step
+  integer long division elsewhere, square root the digit-by-digit root (vyre_vk/lower/ieee.py),
   exp and tanh float-float sequences (vyre_vk/lower/ffmath.py). See :data:`MODELS`.
 
 Example (a loop of 100 dependent adds, each 1 cycle in this toy model)::
@@ -85,12 +86,16 @@ class Model:
 #: published Hopper micro-benchmarks (4 cycles for FADD/FFMA/IADD3/IMAD, ~480 for an HBM load,
 #: ~30 shared memory); the exact-math sequences are counted from their GLSL (the loop bodies'
 #: dependent integer ops x 4 cycles).
-NVIDIA_H200 = Model("nvidia (H200)", clock_ghz=1.98, bandwidth_gbps=4800.0)
+#: Division: the fused-fma path (ieee.FUSED), 1/b off the chain, then x*y, three fmas, the
+#: neighbour's bit step, one more fma, the compare and two selects: 12 dependent ops.
+NVIDIA_H200 = Model("nvidia (H200)", clock_ghz=1.98, bandwidth_gbps=4800.0, fdiv=48.0)
 #: lavapipe (llvmpipe on the CPU): nominal figures only, 3 GHz and 20 GB/s of DRAM bandwidth
 #: per socket with the same cycle counts; a CPU runs few invocations at once, so this is a weak bound.
 LLVMPIPE = replace(NVIDIA_H200, name="llvmpipe (nominal)", clock_ghz=3.0, bandwidth_gbps=20.0,
-                   load_global=300.0, load_shared=4.0, load_cached=4.0, barrier=100.0)
-MODELS: dict[str, Model] = {"nvidia": NVIDIA_H200, "llvmpipe": LLVMPIPE, "default": NVIDIA_H200}
+                   load_global=300.0, load_shared=4.0, load_cached=4.0, barrier=100.0, fdiv=Model.fdiv)
+#: Any device: the H200's figures with the integer division (no fused fma assumed).
+DEFAULT = replace(NVIDIA_H200, name="any device (H200 figures, integer division)", fdiv=Model.fdiv)
+MODELS: dict[str, Model] = {"nvidia": NVIDIA_H200, "llvmpipe": LLVMPIPE, "default": DEFAULT}
 #: Every operation 1 cycle, memory and barriers free: chains counted in operations (tests, doctests).
 UNIT = Model("unit", 1.0, 1.0, alu=1, int_mul=1, int_div=1, int_div_const=1, cvt=1, fdiv=1, fsqrt=1, exp=1, tanh=1,
              transcendental=1, load_global=0, load_shared=0, load_cached=0, atomic=1, subgroup=1, barrier=0, call=1)

@@ -51,7 +51,9 @@ from .numeric import fma_f32, to_storage  # noqa: F401 (fma_f32 re-exported: opt
 from .subgroup import SubgroupOps
 
 U32, I32, F32, BOOL = DataType.U32, DataType.I32, DataType.F32, DataType.Bool
-_KIND = {np.dtype(np.uint32): U32, np.dtype(np.int32): I32, np.dtype(np.float32): F32, np.dtype(np.bool_): BOOL}
+# A value's type from its dtype; the byte types' values are uint8 / int8 (only casts take them).
+_KIND = {np.dtype(np.uint32): U32, np.dtype(np.int32): I32, np.dtype(np.float32): F32, np.dtype(np.bool_): BOOL,
+         np.dtype(np.uint8): DataType.U8, np.dtype(np.int8): DataType.I8}
 #: Largest (iterations x lanes) block the accumulate fast path materialises.
 FAST_LOOP_MAX_ELEMENTS = 1 << 22
 
@@ -104,7 +106,7 @@ class _Machine(SubgroupOps):
             E.LitI32: lambda e, m: np.asarray(e.value, np.int32),
             E.LitF32: lambda e, m: canon(np.array([e.bits], np.uint32).view(np.float32)[0]),
             E.LitBool: lambda e, m: np.asarray(e.value, np.bool_),
-            E.Var: lambda e, m: self.env[e.name],
+            E.Var: self._var,
             E.Load: self._load,
             E.BufLen: lambda e, m: np.asarray(self._len(e.buffer), np.uint32),
             E.InvocationId: lambda e, m: self.gid[e.axis],
@@ -131,6 +133,13 @@ class _Machine(SubgroupOps):
             raise EvalError(f"the reference cannot evaluate {type(e).__name__}. Fix: validate the program "
                             "first; this expression kind is not supported.") from None
         return f(e, m)
+
+    def _var(self, e: E.Var, m) -> np.ndarray:
+        try:
+            return self.env[e.name]
+        except KeyError:  # only an unvalidated program (run(..., validate=False)) gets here
+            raise EvalError(f"variable `{e.name}` is not bound here. Fix: bind it with a let in an enclosing "
+                            "scope (validate the program to find such mistakes first).") from None
 
     def _len(self, name: str) -> int:
         d = self.decls[name]
@@ -379,6 +388,12 @@ def run(program: Program, inputs: Inputs, grid: Optional[Sequence[int]] = None,
     the loop work (vyre_vk.reference.budget): None reads $VYRE_VK_REF_MAX_STEPS, else
     DEFAULT_MAX_STEPS; 0 is unlimited. Past it a loop raises StepBudgetExceeded.
 
+    `validate` (default True) checks the program against the IR rules first (a ValidationError
+    names the first broken one). False skips that check (vyre_vk.run takes the same flag): a
+    program that breaks a rule then runs with whatever meaning the evaluator gives it (e.g. one
+    whose only fault is a fusion hazard runs its statements in order), or raises EvalError
+    where the evaluator cannot go on (an unbound variable, an undeclared buffer).
+
     >>> out = run(copy_program, {"a": np.arange(4, dtype=np.uint32)})   # doctest: +SKIP
     >>> out["out"]
     array([0, 1, 2, 3], dtype=uint32)
@@ -394,7 +409,14 @@ def run(program: Program, inputs: Inputs, grid: Optional[Sequence[int]] = None,
         raise EvalError(f"grid {grid} must be three positive integers. Fix: pass e.g. (4, 1, 1).")
     with np.errstate(all="ignore"):
         mach = _Machine(program, mem, grid, budget)  # type: ignore[arg-type]
-        mach.run_list(program.entry, np.ones(mach.n, dtype=bool), True)
+        try:
+            mach.run_list(program.entry, np.ones(mach.n, dtype=bool), True)
+        except KeyError as e:
+            if validate:
+                raise
+            # unvalidated: a name the program never declared (validation would have said so)
+            raise EvalError(f"the program uses `{e.args[0]}`, which it does not declare or bind. Fix: declare "
+                            "it (validate the program to find such mistakes first).") from None
     out: dict[str, np.ndarray] = {}
     for b in program.buffers:
         if not b.is_result:

@@ -45,10 +45,21 @@ def default_device() -> Device:
 
 
 def run(program, inputs: Inputs = None, *, device: Optional[Device] = None,
-        grid: Optional[Sequence[int]] = None) -> dict[str, np.ndarray]:
-    """Compile (cached) and run ``program`` once; returns every result buffer by name."""
+        grid: Optional[Sequence[int]] = None, validate: bool = True) -> dict[str, np.ndarray]:
+    """Compile (cached) and run ``program`` once; returns every result buffer by name.
+
+    ``validate`` means what it means to :func:`vyre_vk.reference.run`: True (default) checks the
+    program against the IR rules first (a ValidationError names the first broken one); False
+    skips that check. The program is then compiled as written (the optimiser's passes rely on
+    the rules) and runs with the meaning its lowering gives it, which for a program whose only
+    fault is a rule the backends do not need (a fusion hazard in one invocation, say) is the
+    reference's; one the lowering cannot express (an unbound variable, an undeclared buffer)
+    raises LoweringError, where the reference raises EvalError.
+
+    >>> out = run(program, {"a": np.arange(4, dtype=np.uint32)}, validate=False)   # doctest: +SKIP
+    """
     dev = device or default_device()
-    return dev.compile(program).run(inputs, grid=grid)
+    return dev.compile(program, validate=validate).run(inputs, grid=grid)
 
 
 __all__ = ["Device", "DeviceError", "LoopProbe", "ProgramCompileError", "InputError", "Kernel",

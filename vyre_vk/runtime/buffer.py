@@ -35,8 +35,9 @@ class DeviceArray:
             arr = arr.astype(arr.dtype.type)  # same values, native order (kp wants the canonical dtype)
         if arr.dtype == np.bool_:
             arr = arr.astype(np.uint32)  # the IR stores Bool as one 32-bit word
-        if arr.dtype not in kp_bridge.KP_DTYPES:
-            raise InputError(None, f"a DeviceArray holds float32, uint32, int32 or bool, got {arr.dtype.name}",
+        if arr.dtype not in kp_bridge.KP_DTYPES + kp_bridge.BYTE_DTYPES:
+            raise InputError(None, f"a DeviceArray holds float32, uint32, int32, bool, uint8 or int8, got "
+                             f"{arr.dtype.name}",
                              "convert first, e.g. dev.array(x.astype(np.float32)) if that rounding is what you mean")
         if arr.size == 0:
             raise InputError(None, "a DeviceArray cannot be empty (Vulkan buffers hold at least one element)",
@@ -46,7 +47,7 @@ class DeviceArray:
             arr = canon(arr)
         self.device = device
         self.dtype = arr.dtype
-        self.size = int(arr.size)
+        self.size = int(arr.size)  # elements: bytes for uint8/int8 (held as packed words)
         self._lock = threading.Lock()
         with device.lock:
             mgr = device.manager
@@ -64,7 +65,10 @@ class DeviceArray:
         """A host copy of the current contents."""
         with self.device.lock:
             self.device.manager.sequence().eval(kp_bridge.sync_local([self._tensor]))
-            return self._tensor.data().copy()
+            words = self._tensor.data()
+            if self.dtype in kp_bridge.BYTE_DTYPES:
+                return kp_bridge.byte_view(words, self.size, self.dtype).copy()
+            return words.copy()
 
     def __repr__(self) -> str:
         return f"<DeviceArray {self.dtype}[{self.size}] on {self.device.name}>"

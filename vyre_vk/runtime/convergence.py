@@ -135,6 +135,8 @@ class _Loop:
                 self.tensors[name] = self._own(kp_bridge.tensor(mgr, np.ascontiguousarray(value)))
         self.flag = self.tensors[FLAG] = self._own(kp_bridge.tensor(mgr, np.zeros(1, np.uint32)))
         self.aux = self.tensors[AUX] = self._own(kp_bridge.tensor(mgr, np.zeros(2, np.uint32)))
+        # element counts as bound (a U8/I8 buffer's are bytes: its tensor holds padded words)
+        self.counts = {**{n: int(v.size) for n, v in arrays.items()}, FLAG: 1, AUX: 2}
         words = int(arrays[cur].size)
         self.traps: list = []
         steps = []  # (algorithm, the tensors it binds: its barrier's scope)
@@ -143,7 +145,7 @@ class _Loop:
             kernel = device.compile(prog, optimize=False)  # as written: one stage, one dispatch
             bound = {b.name: self.tensors[alias.get(b.name, b.name)] for b in kernel.bindings}
             # vyre's grid rule reads only sizes: the bound tensors' element counts.
-            sized = {n: np.empty(int(t.size()), np.uint32) for n, t in bound.items()}
+            sized = {n: np.empty(self.counts[alias.get(n, n)], np.uint32) for n in bound}
             (grid,) = kernel.grids_for(sized)
             if len(kernel.stages) != 1:  # compiled as written: one stage (never split by the optimiser)
                 raise ConvergenceError(f"{len(kernel.stages)} stages compiled for a fixpoint round. Fix: report it; "
@@ -157,7 +159,8 @@ class _Loop:
             for slot in range(max(by_binding, default=-1) + 1):  # kp binds tensor k at binding k
                 if slot not in by_binding:
                     by_binding[slot] = self._own(kp_bridge.tensor(mgr, np.zeros(1, np.uint32)))
-            algo = kp_bridge.algorithm(mgr, [by_binding[s] for s in sorted(by_binding)], st.spirv, grid)
+            algo = kp_bridge.algorithm(mgr, [by_binding[s] for s in sorted(by_binding)], st.spirv, grid,
+                                       [self.counts[alias.get(n, n)] for n in st.lowered.byte_lengths])
             self.algorithms.append(algo)
             steps.append((algo, list(by_binding.values())))
         self.upload = mgr.sequence()
@@ -229,6 +232,10 @@ def converge(device: "Device", program: Program, inputs: Inputs, contract: Targe
             download.destroy()
             _check_traps(loop)
             outputs = {n: loop.tensors[n].data().copy() for n in results}
+            for b in program.buffers:  # a byte buffer's bytes, not its padded words
+                if b.name in outputs and b.element.is_byte:
+                    outputs[b.name] = kp_bridge.byte_view(outputs[b.name], loop.counts[b.name],
+                                                          np.dtype(b.element.numpy)).copy()
         finally:
             loop.destroy()
     if flag == 0 or flag & EXCEEDED_BIT:

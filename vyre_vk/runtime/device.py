@@ -14,13 +14,14 @@ import os
 import threading
 import weakref
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from vyre_vk import spirv
 from vyre_vk.runtime import kp_bridge
+from vyre_vk.runtime.probes import fma_probe
 from vyre_vk.compile.stage import DeviceLimits, ProgramCompileError  # noqa: F401 (re-exported)
 from vyre_vk.opt.dispatch import device_class
 
@@ -127,12 +128,29 @@ def default_index() -> int:
     return index
 
 
+#: ``VYRE_VK_FMA=unfused`` skips the fma probe and keeps the integer division (A/B timing).
+FMA_ENV = "VYRE_VK_FMA"
+
+
+def fused_fma_wanted() -> bool:
+    """False when ``$VYRE_VK_FMA`` asks for the integer division; raises on other values."""
+    raw = os.environ.get(FMA_ENV, "").strip().lower()
+    if raw in ("", "probe"):
+        return True
+    if raw == "unfused":
+        return False
+    raise DeviceError(f"{FMA_ENV}={raw!r} is not 'probe' or 'unfused'. Fix: unset it, or set it to "
+                      "'unfused' to keep the integer division on every device.")
+
+
 class Device:
     """One Vulkan device (a kp.Manager) and everything compiled on it.
 
     ``index`` defaults to ``$VYRE_VK_DEVICE`` or 0. On open the loop-count probe
     runs once; a device that truncates loops is refused unless
-    ``allow_loop_limit=True`` (results of long loops would be wrong).
+    ``allow_loop_limit=True`` (results of long loops would be wrong). The fma probe
+    (vyre_vk.runtime.probes) decides ``limits.fused_fma``: whether shaders may use the
+    fast exact division (``VYRE_VK_FMA=unfused`` turns that off).
     """
 
     def __init__(self, index: int | None = None, *, allow_loop_limit: bool = False) -> None:
@@ -159,11 +177,13 @@ class Device:
         self._recent: dict[tuple, tuple] = {}
         self.properties: dict = dict(self._mgr.get_device_properties())
         self.name: str = self.properties["device_name"]
-        self.limits = DeviceLimits.from_properties(self.properties, self.name)
         self.device_class = device_class(self.name)
         kp_bridge.set_spin_wait(self.name)
         _open_devices.add(self)
         self.probe = self.loop_probe()
+        self.fma = fma_probe(self._mgr) if fused_fma_wanted() else None
+        self.limits = replace(DeviceLimits.from_properties(self.properties, self.name),
+                              fused_fma=self.fma is not None and self.fma.passed)
         if not self.probe.passed and not allow_loop_limit:
             self.close()
             raise DeviceError(
@@ -251,21 +271,25 @@ class Device:
             for kernel in kernels:
                 kernel.release()
 
-    def compile(self, program: "Program", optimize=True) -> "Kernel":
+    def compile(self, program: "Program", optimize=True, *, validate: bool = True) -> "Kernel":
         """Validate, optimise, lower and compile ``program`` for this device (cached).
 
         ``optimize``: True (default) runs every optimiser pass (vyre_vk.opt), a set of
         pass names runs those, False compiles the program as written. The compile itself
         is :func:`vyre_vk.compile.compile_program`; the kernel may dispatch several stages
         in one submission if a pass split the program (``kernel.explain()`` says why).
+        ``validate=False`` skips the IR rules and compiles the program as written (see
+        compile_program).
 
         >>> kernel = dev.compile(program)          # doctest: +SKIP
         >>> out = kernel(a=np.arange(4, dtype=np.uint32))
         """
         self.check_usable()
         passes = optimize if optimize is True or optimize is False else frozenset(optimize)
+        if not validate:
+            passes = False
         # Same Program object as a recent call: no hashing, no validation (vyre_vk.run's path).
-        recent = self._recent.get((id(program), passes))
+        recent = self._recent.get((id(program), passes, validate))
         if recent is not None and recent[0] is program:
             return recent[1]
         from vyre_vk.compile import Options, compile_program
@@ -275,12 +299,12 @@ class Device:
         options = Options(passes, self.device_class, self.limits)
         if not isinstance(program, Program):  # compile_program says what it got and what to pass
             return Kernel(self, compile_program(program, options))
-        key = f"{program.content_hash()}|{options.key}"
+        key = f"{program.content_hash()}|{options.key}|{'checked' if validate else 'unchecked'}"
         kernel = self._cached(key)
         if kernel is None:
-            kernel = self._remember(key, Kernel(self, compile_program(program, options)))
+            kernel = self._remember(key, Kernel(self, compile_program(program, options, validate=validate)))
         with self.lock:
-            self._recent[(id(program), passes)] = (program, kernel)  # keeps `program` alive: ids stay unique
+            self._recent[(id(program), passes, validate)] = (program, kernel)  # keeps `program` alive
             while len(self._recent) > RECENT_PROGRAMS:
                 self._recent.pop(next(iter(self._recent)))
         return kernel

@@ -116,6 +116,8 @@ class Kernel:
         # leaves alone must come back canonical too, so those are canonicalised on upload.
         self._canon = {b.name for b in self._results if b.is_input and b.element is DataType.F32}
         self._itemsizes = [(b, b.element.size) for b in self.bindings]
+        # U8/I8 buffers: uint8/int8 host arrays over packed word tensors (kp_bridge.byte_view)
+        self._byte_dtypes = {b.name: np.dtype(b.element.numpy) for b in self.bindings if b.element.is_byte}
         self._max_bytes = min(MAX_STORAGE_BUFFER_BYTES, device.limits.storage_buffer_bytes)
         self._ranged = [b for b in self._results if b.output_byte_range is not None]
         # No storage buffer, scratch or trap words at all: a dispatch could change nothing visible.
@@ -189,8 +191,10 @@ class Kernel:
         mgr = self.device.manager
         tensors = {n: resident[n].tensor_for(self.device) if n in resident else kp_bridge.tensor(mgr, arrays[n])
                    for n in self._names}
+        sizes = {n: arrays[n].size for n in self._names}  # elements: bytes for a U8/I8 buffer
         for s in self.scratch:
             tensors[s.name] = kp_bridge.tensor(mgr, np.zeros(max(s.count, 1), dtype=s.element.numpy))
+            sizes[s.name] = max(s.count, 1)
         algorithms, traps = [], []
         for k, (st, g) in enumerate(zip(self.stages, grids)):
             by_binding = {b.binding: tensors[b.name] for b in st.lowered.bindings}
@@ -204,7 +208,8 @@ class Kernel:
                 if slot not in by_binding:
                     by_binding[slot] = tensors[f"\0unused-{k}-{slot}"] = kp_bridge.tensor(
                         mgr, np.zeros(1, np.uint32))
-            algorithms.append(kp_bridge.algorithm(mgr, [by_binding[s] for s in sorted(by_binding)], st.spirv, g))
+            algorithms.append(kp_bridge.algorithm(mgr, [by_binding[s] for s in sorted(by_binding)], st.spirv, g,
+                                                  [sizes[n] for n in st.lowered.byte_lengths]))
         uploads = [n for n in self._names if n not in resident] + [f"\0trap-{k}" for k, _ in traps]
         downloads = [b.name for b in self._results]
         seq = mgr.sequence()
@@ -219,14 +224,20 @@ class Kernel:
         if downloads or traps:
             seq.record(kp_bridge.sync_local([tensors[n] for n in downloads] + [t for _, t in traps]))
         plan = _Plan(tensors, algorithms, seq, uploads, downloads, traps, list(self.ops), resident, grids,
-                     staging={n: tensors[n].data() for n in uploads},
-                     results={n: tensors[n].data() for n in downloads},
+                     staging={n: self._host_view(tensors[n], n, sizes) for n in uploads},
+                     results={n: self._host_view(tensors[n], n, sizes) for n in downloads},
                      trap_words=[(k, t.data()) for k, t in traps])
         self._plans[key] = plan
         self.stats.plans_built += 1
         while len(self._plans) > self.max_plans:
             self._plans.popitem(last=False)[1].destroy()
         return plan
+
+    def _host_view(self, tensor: Any, name: str, sizes: dict) -> np.ndarray:
+        """The tensor's mapped memory as the buffer's host array (a byte buffer's bytes, not its words)."""
+        words = tensor.data()
+        dt = self._byte_dtypes.get(name)
+        return words if dt is None else kp_bridge.byte_view(words, sizes[name], dt)
 
     def _prepare(self, inputs: Inputs, grid) -> tuple[dict, list]:
         arrays = self._bind(inputs)

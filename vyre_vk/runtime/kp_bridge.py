@@ -5,7 +5,10 @@
 - Leaving out the workgroup count launches one *workgroup* per element of the
   first tensor: always pass it.
 - Spec/push constants given as lists become float32; pass NumPy arrays of one
-  4-byte dtype, even when empty.
+  4-byte dtype, even when empty. kp numbers spec constants by position (constant_id k).
+- kp holds no 8-bit tensors: a uint8/int8 array (a U8/I8 buffer) becomes a uint32 tensor of
+  its bytes zero-padded to whole words, which is exactly the packed layout the shaders read
+  (vyre_vk/lower/bytes.py); :func:`byte_view` is the byte array inside a word view.
 - Without the fence patch every submission creates and destroys a fence
   (~550 us on an H200); without the barrier patch dependent dispatches race.
   ``require_patches`` refuses a stock kp rather than run slow or wrong.
@@ -28,6 +31,8 @@ REQUIRED_PATCHES = ("0001-sequence-reuse-fence", "0002-python-op-memory-barrier"
 # kp 0.9.0's tensor_t accepts exactly these; bool is stored as one 32-bit word
 # by the IR, so the runtime never hands kp a numpy bool array.
 KP_DTYPES = (np.dtype(np.float32), np.dtype(np.uint32), np.dtype(np.int32))
+#: Byte arrays: packed into uint32 words on the way to kp.
+BYTE_DTYPES = (np.dtype(np.uint8), np.dtype(np.int8))
 _EMPTY_CONSTS = np.zeros(0, dtype=np.uint32)
 
 
@@ -97,8 +102,27 @@ def list_devices() -> list[dict]:
         mgr.destroy()
 
 
+def packed_words(data: np.ndarray) -> np.ndarray:
+    """A byte array's bytes, zero-padded to whole (and at least one) words, as uint32 words.
+
+    >>> packed_words(np.array([1, 2, 3, 4, 5], np.uint8)).tolist()
+    [67305985, 5]
+    """
+    raw = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+    words = np.zeros(max(1, -(-raw.size // 4)), np.uint32)
+    words.view(np.uint8)[:raw.size] = raw
+    return words
+
+
+def byte_view(words: np.ndarray, count: int, dtype: np.dtype) -> np.ndarray:
+    """The first `count` bytes of a word array as `dtype` (uint8 or int8): a view, not a copy."""
+    return words.view(dtype)[:count]
+
+
 def tensor(mgr: "kp.Manager", data: np.ndarray) -> "kp.Tensor":
     arr = np.ascontiguousarray(data).reshape(-1)
+    if arr.dtype in BYTE_DTYPES:
+        arr = packed_words(arr)
     if arr.dtype not in KP_DTYPES:
         raise KomputeError(f"kp tensors here are float32/uint32/int32, got {arr.dtype}. "
                            "Fix: convert the array first (a vyre-vk bug if it came through the runtime).")
@@ -108,12 +132,14 @@ def tensor(mgr: "kp.Manager", data: np.ndarray) -> "kp.Tensor":
 
 
 def algorithm(mgr: "kp.Manager", tensors: Sequence["kp.Tensor"], spirv: bytes,
-              workgroups: tuple[int, int, int]) -> "kp.Algorithm":
+              workgroups: tuple[int, int, int], spec_constants: Sequence[int] = ()) -> "kp.Algorithm":
+    """A pipeline; `spec_constants` are u32 values for constant_id 0, 1, ... (byte buffer lengths)."""
     if len(spirv) % 4:
         raise KomputeError("SPIR-V length is not a multiple of 4 bytes. Fix: pass a whole SPIR-V module.")
     if min(workgroups) < 1:
         raise KomputeError(f"workgroup count {workgroups} must be >= 1 on every axis. Fix: pass e.g. (1, 1, 1).")
-    return mgr.algorithm(list(tensors), spirv, list(workgroups), _EMPTY_CONSTS, _EMPTY_CONSTS)
+    spec = np.asarray(spec_constants, np.uint32) if len(spec_constants) else _EMPTY_CONSTS
+    return mgr.algorithm(list(tensors), spirv, list(workgroups), spec, _EMPTY_CONSTS)
 
 
 def dispatch(algo: "kp.Algorithm") -> "kp.OpAlgoDispatch":

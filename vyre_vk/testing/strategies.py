@@ -50,7 +50,10 @@ from ..ir import (LitU32, BINOPS, BinOp, BufferDecl, DataType, Expr, Node, Progr
 from ..ir.optable import SAME
 
 U32, I32, F32, BOOL = DataType.U32, DataType.I32, DataType.F32, DataType.Bool
+U8, I8 = DataType.U8, DataType.I8
 VALUE_TYPES = (U32, I32, F32, BOOL)
+#: Byte types: buffers, lets, selects and casts only (no operator takes them; f32 <-> byte is V012).
+BYTE_TYPES = (U8, I8)
 _ARITH_SAME = [op for op, i in BINOPS.items() if i.supported and i.result == SAME and i.match]
 _CMP = [BinOp.Eq, BinOp.Ne, BinOp.Lt, BinOp.Gt, BinOp.Le, BinOp.Ge]
 _UN_SAME = [op for op, i in UNOPS.items() if i.result == SAME]
@@ -99,6 +102,8 @@ class _Gen:
         if t is F32:  # edge values often: a constant 0.0 / inf / NaN operand is where compilers fold wrongly
             return Expr.f32(d(st.one_of(st.sampled_from(_F32_EDGES),
                                         st.floats(width=32, allow_nan=True, allow_infinity=True))))
+        if t in BYTE_TYPES:  # no byte literals: the low byte of a u32/i32 one
+            return Expr.cast(t, self.lit(d(st.sampled_from([U32, I32]))))
         return Expr.bool(d(st.booleans()))
 
     def expr(self, t: DataType, scope: _Scope, depth: int = 0) -> Expr:
@@ -159,7 +164,9 @@ class _Gen:
         if k == "unpack":
             return Expr.unop(d(st.sampled_from(_UNPACK)), sub(d(st.sampled_from([U32, I32]))))
         if k == "cast":
-            return Expr.cast(t, sub(d(st.sampled_from(VALUE_TYPES))))
+            sources = [x for x in VALUE_TYPES + BYTE_TYPES  # f32 <-> u8/i8 is V012
+                       if not (F32 in (x, t) and (x in BYTE_TYPES or t in BYTE_TYPES))]
+            return Expr.cast(t, sub(d(st.sampled_from(sources))))
         if k == "select":
             return Expr.select(sub(BOOL), sub(t), sub(t))
         if k == "fma":
@@ -216,11 +223,16 @@ class _Gen:
             src = d(st.sampled_from(sorted(n for n, b in self.buffers.items() if b.name not in self.slots
                                            and not b.is_workgroup and n != self.counter)))
             idx = Expr.add(Expr.var(k), Expr.var(j)) if d(st.booleans()) else Expr.var(k)
-            term = Expr.binop(BinOp.Add, term, Expr.cast(t, Expr.load(src, idx)))
+            ld = Expr.load(src, idx)
+            if self.buffers[src].element in BYTE_TYPES and t is F32:  # no u8 -> f32 cast (V012)
+                ld = Expr.cast(U32, ld)
+            term = Expr.binop(BinOp.Add, term, Expr.cast(t, ld))
         inner = scope.child()
         inner.vars += [(j, U32, True), (acc, t, False)]
         out = self.buffers[d(st.sampled_from(self.writable))]
-        use = Expr.binop(BinOp.Add, Expr.cast(out.element, Expr.var(acc)), self.expr(out.element, inner))
+        et = U32 if out.element in BYTE_TYPES else out.element  # no arithmetic on bytes: in u32, then narrowed
+        use = Expr.binop(BinOp.Add, Expr.cast(et, Expr.var(acc)), self.expr(et, inner))
+        use = use if et is out.element else Expr.cast(out.element, use)
         body = [Node.let_bind(acc, init),
                 Node.loop_for(k, Expr.u32(0), Expr.u32(trips),
                               [Node.assign(acc, Expr.binop(BinOp.Add, Expr.var(acc), term))]),
@@ -253,7 +265,7 @@ class _Gen:
                 kinds.append("trap")
             k = d(st.sampled_from(kinds))
             if k == "let":
-                t = d(st.sampled_from(VALUE_TYPES))
+                t = d(st.sampled_from(VALUE_TYPES + BYTE_TYPES))
                 name = self.fresh("v")
                 out.append(Node.let_bind(name, self.expr(t, scope)))
                 scope.vars.append((name, t, False))
@@ -364,7 +376,7 @@ def programs(draw, max_statements: int = 6, allow_atomics: bool = True,
     buffers: list[BufferDecl] = []
     n_in = draw(st.integers(1, 3))
     for i in range(n_in):
-        t = draw(st.sampled_from([U32, I32, F32, BOOL]))
+        t = draw(st.sampled_from([U32, I32, F32, BOOL, U8, I8]))
         make = BufferDecl.uniform if t is not BOOL and draw(st.integers(0, 5)) == 0 else BufferDecl.read
         buffers.append(make(f"in{i}", i, t).with_count(draw(st.integers(1, 16))))
     # race-free shapes that make optimiser passes fire: "elementwise" (coarsen: no loops,
@@ -372,11 +384,11 @@ def programs(draw, max_statements: int = 6, allow_atomics: bool = True,
     # atomics/workgroup, starts with a hoistable loop)
     shape = draw(st.sampled_from(["general", "general", "general", "elementwise", "reduction"])) \
         if race_free else "general"
-    out_t = draw(st.sampled_from([U32, I32, F32]))
+    out_t = draw(st.sampled_from([U32, I32, F32]))  # byte results: `rw` (i8) and `scratch` (u8)
     buffers.append(BufferDecl.output("out", n_in, out_t).with_count(draw(st.integers(1, 16))))
     writable = ["out"]
     if draw(st.integers(0, 3)) == 0:
-        buffers.append(BufferDecl.read_write("rw", len(buffers), draw(st.sampled_from([U32, I32, F32])))
+        buffers.append(BufferDecl.read_write("rw", len(buffers), draw(st.sampled_from([U32, I32, F32, I8])))
                        .with_count(draw(st.integers(1, 8))))
         if not race_free or draw(st.integers(0, 3)):  # else never stored: loaded at any index
             writable.append("rw")
@@ -392,7 +404,7 @@ def programs(draw, max_statements: int = 6, allow_atomics: bool = True,
     scratch = None
     wg = draw(st.sampled_from([(1, 1, 1), (4, 1, 1), (8, 1, 1), (64, 1, 1)] + ([(4, 2, 1)] if shape == "general" else [])))
     if allow_workgroup and shape == "general" and draw(st.booleans()):
-        scratch = BufferDecl.workgroup("scratch", wg[0] * wg[1] * wg[2], draw(st.sampled_from([U32, F32])))
+        scratch = BufferDecl.workgroup("scratch", wg[0] * wg[1] * wg[2], draw(st.sampled_from([U32, F32, U8])))
         buffers.append(scratch)
     g = _Gen(draw, {b.name: b for b in buffers}, counter, scratch, traps=allow_traps and shape != "elementwise",
              writable=tuple(writable), race_free=race_free, elementwise=shape == "elementwise")
@@ -433,6 +445,8 @@ def program_inputs(program: Program, seed: int = 0) -> dict[str, np.ndarray]:
             out[b.name] = rng.integers(-2**31, 2**31, n, dtype=np.int64).astype(np.int32)
         elif b.element is DataType.Bool:
             out[b.name] = rng.integers(0, 2, n).astype(np.uint32)
+        elif b.element in BYTE_TYPES:
+            out[b.name] = rng.integers(0, 256, n).astype(np.uint8).view(b.element.numpy)
         else:
             out[b.name] = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
     return out
@@ -467,6 +481,10 @@ def inputs_for(draw, program: Program) -> dict[str, np.ndarray]:
             out[b.name] = np.array(draw(st.lists(el, min_size=n, max_size=n)), dtype=np.int32)
         elif b.element is BOOL:
             out[b.name] = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)), dtype=np.uint32)
+        elif b.element in BYTE_TYPES:
+            raw = draw(st.lists(st.one_of(st.sampled_from([0, 1, 127, 128, 255]), st.integers(0, 255)),
+                                min_size=n, max_size=n))
+            out[b.name] = np.array(raw, dtype=np.uint8).view(b.element.numpy)
         else:
             el = st.one_of(st.sampled_from(_U32_EDGES), st.integers(0, 2**32 - 1), st.integers(0, 20))
             out[b.name] = np.array(draw(st.lists(el, min_size=n, max_size=n)), dtype=np.uint32)

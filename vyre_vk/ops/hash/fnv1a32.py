@@ -5,8 +5,10 @@ One invocation (workgroup [1,1,1], ``gid.x == 0``): ``h = 0x811C9DC5``; per elem
 ``h = (h ^ (input[i] & 0xFF)) * 0x01000193`` (wrapping); ``out[0] = h``. Each u32 element carries
 one byte in its low 8 bits. ``fnv1a32_n`` (registered, vyre's harness builder) hashes ``n``
 elements of a sized input; ``fnv1a32`` hashes ``buf_len(input)`` elements of an unsized one.
-(vyre's ``*_u8`` primitive variants read a U8 buffer instead; U8 buffers are not supported here
-yet, they would need 8-bit storage or byte extraction from packed words.)
+vyre-primitives' packed-byte variants read a U8 buffer instead, one byte per element (a quarter of
+the input bandwidth): ``fnv1a32_program_u8`` (``n`` bytes) and ``fnv1a32_program_dyn_u8`` (all
+``buf_len(input)`` bytes), the primitive's own program (buffers as named, Region
+``vyre-primitives::hash::fnv1a32``).
 
 Example::
 
@@ -49,6 +51,20 @@ def fnv1a32(input: str, out: str) -> Program:
 def fnv1a32_n(input: str, out: str, n: int) -> Program:
     """FNV-1a32 of ``input[0..n]`` into ``out[0]``."""
     return SPEC.build(input, out, n, fnv1a32_body)
+
+
+def fnv1a32_program_u8(input: str, out: str, n: int) -> Program:
+    """FNV-1a32 of the first ``n`` bytes of the U8 buffer ``input`` into ``out[0]``.
+
+    >>> [(b.name, b.element.value, b.count) for b in fnv1a32_program_u8("input", "out", 513).buffers]
+    [('input', 'u8', 513), ('out', 'u32', 1)]
+    """
+    return SPEC.primitive(input, out, n, fnv1a32_body, DataType.U8)
+
+
+def fnv1a32_program_dyn_u8(input: str, out: str) -> Program:
+    """FNV-1a32 of every byte of an unsized U8 buffer ``input`` (``buf_len``: the bytes bound) into ``out[0]``."""
+    return SPEC.primitive(input, out, None, fnv1a32_body, DataType.U8)
 
 
 def _build(n: int = 3) -> Program:

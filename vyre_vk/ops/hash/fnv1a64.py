@@ -6,7 +6,9 @@ One invocation (workgroup [1,1,1], ``gid.x == 0``) keeps the state in two u32 wo
 prime 0x100000001B3 modulo 2^64 in 32-bit pieces: ``new_lo = lo16 * 0x1B3 + (hi16 * 0x1B3 << 16)``
 with its carry ``(hi16 * 0x1B3 >> 16) + overflow``, ``new_hi = h_hi * 0x1B3 + h_lo * 0x100 + carry``
 (vyre's decomposition, kept as written). ``fnv1a64_n`` (registered) hashes ``n`` elements of a
-sized input, ``fnv1a64`` ``buf_len(input)`` elements of an unsized one.
+sized input, ``fnv1a64`` ``buf_len(input)`` elements of an unsized one. vyre-primitives'
+packed-byte variants read a U8 buffer, one byte per element: ``fnv1a64_program_u8`` (all
+``buf_len(input)`` bytes) and ``fnv1a64_program_n_u8`` (``n`` bytes), the primitive's own program.
 
 Example::
 
@@ -62,6 +64,20 @@ def fnv1a64(input: str, out: str) -> Program:
 def fnv1a64_n(input: str, out: str, n: int) -> Program:
     """FNV-1a64 of ``input[0..n]`` into ``out[0..2]`` (low word first)."""
     return SPEC.build(input, out, n, fnv1a64_body)
+
+
+def fnv1a64_program_u8(input: str, out: str) -> Program:
+    """FNV-1a64 of every byte of an unsized U8 buffer ``input`` into ``out[0..2]`` (low word first).
+
+    >>> [(b.name, b.element.value, b.count) for b in fnv1a64_program_u8("input", "out").buffers]
+    [('input', 'u8', 0), ('out', 'u32', 2)]
+    """
+    return SPEC.primitive(input, out, None, fnv1a64_body, DataType.U8)
+
+
+def fnv1a64_program_n_u8(input: str, out: str, n: int) -> Program:
+    """FNV-1a64 of the first ``n`` bytes of the U8 buffer ``input`` into ``out[0..2]``."""
+    return SPEC.primitive(input, out, n, fnv1a64_body, DataType.U8)
 
 
 def _build(n: int = 3) -> Program:

@@ -75,6 +75,20 @@ class HashWrapperSpec:
         bound = Expr.buf_len(input) if n is None else Expr.u32(n)
         return self.wrap(input, out, n, body(input, out, bound))
 
+    def primitive(self, input: str, out: str, n: Optional[int], body: Callable[[str, str, Expr], Sequence[Node]],
+                  element: DataType = U32) -> Program:
+        """vyre-primitives' own program for the checksum (what the wrapper composes): buffers
+        ``input`` (`element`, `n` elements or unsized up to ``buf_len``) and ``out`` as named,
+        entry ``[Region(primitive_op_id){ body }]`` on one invocation. The ``*_u8`` builders pass
+        ``DataType.U8``: one byte per element, packed four to a word on the GPU."""
+        if n is not None:
+            check_count(self.primitive_op_id, "n", n)
+        decl = BufferDecl.read(input, 0, element)
+        decl = decl if n is None else decl.with_count(n)
+        bound = Expr.buf_len(input) if n is None else Expr.u32(n)
+        return Program.wrapped([decl, BufferDecl.output(out, 1, U32).with_count(self.output_words)], SERIAL_WORKGROUP,
+                               [Node.region(self.primitive_op_id, list(body(input, out, bound)))])
+
     def register(self, builder: Callable[..., Program], expected: bytes, ulp: Optional[int]) -> OpEntry:
         """Register the op on the bytes of "abc" (its digest words `expected`), benchmarked on 64 KiB."""
         return register_case(self.op_id, builder, [pack_bytes_as_u32_slice(b"abc")], [expected], category=None,

@@ -11,18 +11,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Sequence
 
-from ...ir import Expr, Node, Program, wrap_anonymous, wrap_child
-from ...ir.program import Region
+from ...ir import Expr, Node, Program, mark_self_exclusive_region, tag_program, wrap_anonymous, wrap_child  # noqa: F401
 from ..registry import OpParamError
-
-#: vyre-foundation algebra/composition.rs: a generator that may not be fused with itself.
-SELF_EXCLUSIVE_REGION_SUFFIX = "#self-exclusive"
-ROOT_GENERATOR = "vyre.program.root"
-
-
-def mark_self_exclusive_region(generator: str) -> str:
-    return generator + SELF_EXCLUSIVE_REGION_SUFFIX
-
 
 def non_composable(p: Program) -> Program:
     """vyre's ``.with_non_composable_with_self(true)``."""
@@ -31,23 +21,6 @@ def non_composable(p: Program) -> Program:
 
 def with_entry_op_id(p: Program, op_id: str) -> Program:
     return dataclasses.replace(p, entry_op_id=op_id)
-
-
-def tag_program(parent_op_id: str, program: Program) -> Program:
-    """vyre-harness region.rs ``tag_program``: the program's buffers and workgroup under one
-    ``Region(parent)`` (``parent#self-exclusive`` when the program is non-composable with itself)
-    whose children are its top-level Regions re-parented to `parent_op_id`."""
-    children = []
-    for node in program.entry:
-        if isinstance(node, Region):
-            gen = f"inline::{parent_op_id}" if node.generator == ROOT_GENERATOR else node.generator
-            children.append(Region(gen, parent_op_id, node.body))
-        else:
-            children.append(wrap_child(f"inline::{parent_op_id}", parent_op_id, [node]))
-    generator = (mark_self_exclusive_region(parent_op_id) if program.non_composable_with_self
-                 else parent_op_id)
-    tagged = Program.wrapped(program.buffers, program.workgroup_size, [wrap_anonymous(generator, children)])
-    return dataclasses.replace(tagged, non_composable_with_self=program.non_composable_with_self)
 
 
 def child_phase(parent_op_id: str, phase_op_id: str, body: Sequence[Node]) -> Region:

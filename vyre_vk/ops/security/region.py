@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ...ir import BufferDecl, DataType, Expr, Node, Program, Region, wrap, wrap_anonymous
-from ...ir.program import ROOT_GENERATOR
+from ...ir import (BufferDecl, DataType, Expr, Node, Program, Region, reparent_program_children,  # noqa: F401
+                   tag_program, wrap, wrap_anonymous)
 from ..builder import ro_decl, rw_decl
 from ..math.elementwise import check_unique_names
 from ..registry import OpParamError
@@ -56,22 +56,6 @@ def check_buffer_names(op_id: str, *names: str) -> None:
             raise OpParamError(f"{op_id} requires a non-empty buffer name; got {name!r}. "
                                "Fix: pass a stable non-empty buffer identifier.")
     check_unique_names(op_id, *names)
-
-
-def reparent_program_children(program: Program, parent_op_id: str) -> list[Node]:
-    children: list[Node] = []
-    for node in program.entry:
-        if isinstance(node, Region):
-            gen = f"inline::{parent_op_id}" if node.generator == ROOT_GENERATOR else node.generator
-            children.append(Region(gen, parent_op_id, node.body))
-        else:
-            children.append(wrap(f"inline::{parent_op_id}", [node], parent_op_id))
-    return children
-
-
-def tag_program(parent_op_id: str, program: Program) -> Program:
-    return Program.wrapped(program.buffers, program.workgroup_size,
-                           [wrap_anonymous(parent_op_id, reparent_program_children(program, parent_op_id))])
 
 
 def bitset_word_program(primitive_op_id: str, lhs: str, rhs: str, out: str, words: int,

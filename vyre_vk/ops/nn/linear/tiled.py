@@ -20,8 +20,7 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import Expr, Node, Program, Region, wrap, wrap_anonymous
-from ....ir.program import ROOT_GENERATOR
+from ....ir import Expr, Node, Program, Region, tag_program, wrap, wrap_anonymous
 from ...math.linalg.matmul import gemm_buffers
 from ...math.linalg.matmul_tiled import matmul_bias_tiled
 from ...registry import register_op
@@ -46,19 +45,6 @@ def _check(op_id: str, in_dim: int, out_dim: int, tile: int) -> None:
         raise OpParamError(f"Fix: {op_id} tile=0 is invalid: tile width must be > 0.")
     if in_dim * out_dim > U32_MAX:
         raise OpParamError(f"Fix: {op_id} in_dim*out_dim overflows u32; reduce dimensions.")
-
-
-def tag_program(parent_op_id: str, program: Program) -> Program:
-    """vyre-harness region.rs ``tag_program``: the same buffers and workgroup under one
-    ``Region(parent)`` whose children are the program's top-level Regions re-parented to it."""
-    children = []
-    for node in program.entry:
-        if isinstance(node, Region):
-            gen = f"inline::{parent_op_id}" if node.generator == ROOT_GENERATOR else node.generator
-            children.append(Region(gen, parent_op_id, node.body))
-        else:
-            children.append(wrap(f"inline::{parent_op_id}", [node], parent_op_id))
-    return Program.wrapped(program.buffers, program.workgroup_size, [wrap_anonymous(parent_op_id, children)])
 
 
 def linear_tiled(x: str, w: str, b: str, out: str, in_dim: int, out_dim: int, tile: int) -> Program:
