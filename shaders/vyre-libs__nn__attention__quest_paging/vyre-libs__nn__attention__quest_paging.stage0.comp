@@ -12,26 +12,26 @@ layout(std430, set = 0, binding = 3) buffer vk_buf_io { uint b_io[]; };  // u32,
 float vyre_canon(float x) {
     uint b = floatBitsToUint(x);
     uint e = b & 0x7F800000u;
-    uint nan = (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) ? 0x7FC00000u : b;
-    return uintBitsToFloat(e == 0u ? (b & 0x80000000u) : nan);
+    if (e == 0u) return uintBitsToFloat(b & 0x80000000u);
+    if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
+    return x;
 }
 bool vyre_fzsum(uint ua, uint ub) {
     return ((ua | ub) & 0x7FFFFFFFu) == 0u || ((ua ^ ub) == 0x80000000u && (ua & 0x7F800000u) != 0x7F800000u);
 }
 float vyre_fadd(float a, float b) {
     uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
-    precise float r = a + b;
-    float c = vyre_canon(r);
-    return vyre_fzsum(ua, ub) ? uintBitsToFloat(ua & ub & 0x80000000u) : c;
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a + b; return vyre_canon(r);
 }
 bool vyre_isfinite(float x) { return (floatBitsToUint(x) & 0x7F800000u) != 0x7F800000u; }
 float vyre_fmul(float a, float b) {
     uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
-    precise float r = a * b;
-    float c = vyre_canon(r);
-    bool zero = (ua & 0x7FFFFFFFu) == 0u || (ub & 0x7FFFFFFFu) == 0u;
-    uint z = (!vyre_isfinite(a) || !vyre_isfinite(b)) ? 0x7FC00000u : ((ua ^ ub) & 0x80000000u);
-    return zero ? uintBitsToFloat(z) : c;
+    if ((ua & 0x7FFFFFFFu) == 0u || (ub & 0x7FFFFFFFu) == 0u) {
+        if (!vyre_isfinite(a) || !vyre_isfinite(b)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat((ua ^ ub) & 0x80000000u);
+    }
+    precise float r = a * b; return vyre_canon(r);
 }
 uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
 int vyre_select(bool c, int a, int b) { return c ? a : b; }

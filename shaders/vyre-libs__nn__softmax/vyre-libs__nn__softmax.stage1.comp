@@ -9,8 +9,9 @@ layout(std430, set = 0, binding = 0) coherent buffer vk_buf_softmax_scratch { fl
 float vyre_canon(float x) {
     uint b = floatBitsToUint(x);
     uint e = b & 0x7F800000u;
-    uint nan = (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) ? 0x7FC00000u : b;
-    return uintBitsToFloat(e == 0u ? (b & 0x80000000u) : nan);
+    if (e == 0u) return uintBitsToFloat(b & 0x80000000u);
+    if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
+    return x;
 }
 bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }

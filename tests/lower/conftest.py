@@ -51,9 +51,9 @@ def _host_array(decl, value) -> np.ndarray:
 
 
 def run_vulkan(program: Program, inputs: Mapping[str, object],
-               grid: Optional[Sequence[int]] = None) -> dict[str, np.ndarray]:
+               grid: Optional[Sequence[int]] = None, *, latency_bound: bool = False) -> dict[str, np.ndarray]:
     dev = _device()
-    low = lower(program)
+    low = lower(program, latency_bound=latency_bound)
     words = compile_glsl(low.glsl, target_env=low.target_env)
     arrays: dict[int, np.ndarray] = {}
     for b in low.bindings:

@@ -14,7 +14,7 @@ from ..ir.program import BufferDecl, Program
 from ..ir.types import DataType
 from ..ir.validate import _has_collective
 from . import bounds
-from .helpers import GLSL_HELPERS
+from .helpers import BRANCHLESS, GLSL_HELPERS
 from .ieee import FUSED
 from .names import glsl_names
 from .result import LoweringError
@@ -67,10 +67,11 @@ def _assigned_names(nodes: tuple) -> set[str]:
 class LowererBase:
     """State of one program's lowering; the layers above add expressions, statements, assembly."""
 
-    def __init__(self, program: Program, fused_fma: bool = False):
+    def __init__(self, program: Program, fused_fma: bool = False, latency_bound: bool = False):
         self.p = program
-        # the helper sources: FUSED's fast paths where the device's fma() is fused (ieee.py)
-        self.table = {**GLSL_HELPERS, **FUSED} if fused_fma else GLSL_HELPERS
+        # the helper sources: FUSED's fast paths where the device's fma() is fused (ieee.py), the
+        # branch-free f32 helpers for a latency-bound stage (helpers.BRANCHLESS)
+        self.table = {**GLSL_HELPERS, **(FUSED if fused_fma else {}), **(BRANCHLESS if latency_bound else {})}
         self.decls = {b.name: b for b in program.buffers}
         self.names = glsl_names(program)
         self.var = self.names.variables  # IR variable -> GLSL name

@@ -230,13 +230,15 @@ class _Lowerer(StmtLowerer):
 
 
 # ----------------------------------------------------------------------------- public API
-def lower(program: Program, *, check: bool = True, fused_fma: bool = False) -> Lowered:
+def lower(program: Program, *, check: bool = True, fused_fma: bool = False, latency_bound: bool = False) -> Lowered:
     """Lower a valid vyre IR program to a GLSL 450 compute shader.
 
     The program is validated first (``check=False`` skips that when the caller already
     did); anything the Vulkan backend cannot express raises :class:`LoweringError`.
     The same program always gives byte-identical GLSL. ``fused_fma``: the device's fma()
-    is fused (its probe passed), so division takes the fast exact path (ieee.FUSED).
+    is fused (its probe passed), so division takes the fast exact path (ieee.FUSED);
+    ``latency_bound``: few invocations run long loops, so the f32 helpers are the branch-free
+    ones (helpers.BRANCHLESS). Neither changes a result bit.
 
     >>> from vyre_vk import ops
     >>> low = lower(ops.get("vyre-libs::nn::mlp_backward").build())
@@ -251,4 +253,4 @@ def lower(program: Program, *, check: bool = True, fused_fma: bool = False) -> L
             validate(program)
         except ValidationError as err:
             raise LoweringError(err.path, f"the program is not valid: {err.message}", err.fix) from err
-    return _Lowerer(program, fused_fma).run()
+    return _Lowerer(program, fused_fma, latency_bound).run()

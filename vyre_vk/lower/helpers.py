@@ -21,8 +21,9 @@ GLSL_HELPERS: dict[str, str] = {
     "vyre_canon": """float vyre_canon(float x) {
     uint b = floatBitsToUint(x);
     uint e = b & 0x7F800000u;
-    uint nan = (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) ? 0x7FC00000u : b;
-    return uintBitsToFloat(e == 0u ? (b & 0x80000000u) : nan);
+    if (e == 0u) return uintBitsToFloat(b & 0x80000000u);
+    if (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) return uintBitsToFloat(0x7FC00000u);
+    return x;
 }""",
     # Zero operands are spelled out with bit tests: lavapipe folds `x + 0.0` to x, `0.0 - x`
     # to -x, `x * 0.0` to 0.0 and `0.0 / x` to 0.0 when the zero is a compile-time
@@ -33,23 +34,21 @@ GLSL_HELPERS: dict[str, str] = {
 }""",
     "vyre_fadd": """float vyre_fadd(float a, float b) {
     uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
-    precise float r = a + b;
-    float c = vyre_canon(r);
-    return vyre_fzsum(ua, ub) ? uintBitsToFloat(ua & ub & 0x80000000u) : c;
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a + b; return vyre_canon(r);
 }""",
     "vyre_fsub": """float vyre_fsub(float a, float b) {
     uint ua = floatBitsToUint(a), ub = floatBitsToUint(b) ^ 0x80000000u;
-    precise float r = a - b;
-    float c = vyre_canon(r);
-    return vyre_fzsum(ua, ub) ? uintBitsToFloat(ua & ub & 0x80000000u) : c;
+    if (vyre_fzsum(ua, ub)) return uintBitsToFloat(ua & ub & 0x80000000u);
+    precise float r = a - b; return vyre_canon(r);
 }""",
     "vyre_fmul": """float vyre_fmul(float a, float b) {
     uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
-    precise float r = a * b;
-    float c = vyre_canon(r);
-    bool zero = (ua & 0x7FFFFFFFu) == 0u || (ub & 0x7FFFFFFFu) == 0u;
-    uint z = (!vyre_isfinite(a) || !vyre_isfinite(b)) ? 0x7FC00000u : ((ua ^ ub) & 0x80000000u);
-    return zero ? uintBitsToFloat(z) : c;
+    if ((ua & 0x7FFFFFFFu) == 0u || (ub & 0x7FFFFFFFu) == 0u) {
+        if (!vyre_isfinite(a) || !vyre_isfinite(b)) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat((ua ^ ub) & 0x80000000u);
+    }
+    precise float r = a * b; return vyre_canon(r);
 }""",
     # vyre_fdiv and vyre_sqrt_rn live in ieee.py: correctly rounded in integers, special
     # operands by their bits (Vulkan lets drivers be 2.5/3 ULP off, NVIDIA is, and lavapipe
@@ -286,4 +285,38 @@ GLSL_HELPERS: dict[str, str] = {
 }""",
     **ffmath.GLSL,  # exp, tanh: float-float, correctly rounded but for ~1 in 10^7 (see ffmath)
     **ieee.GLSL,  # division, sqrt: correctly rounded in integer arithmetic (see ieee)
+}
+
+#: Latency-bound stages (few invocations, long serial loops: the optimiser's fold chains, GEMV
+#: rows) take these instead: the same results, with selects where the table above returns early.
+#: On the H200 a chain step through the branchy helpers paid their branch latency (rms_norm's
+#: fold 0.45 -> 0.31 ms, reduce_variance 21.9 -> 15.4), while throughput-bound kernels run the
+#: branchy ones faster (newton_schulz 0.39 vs 0.55 ms branch-free): vyre_vk.compile picks per stage.
+BRANCHLESS: dict[str, str] = {
+    "vyre_canon": """float vyre_canon(float x) {
+    uint b = floatBitsToUint(x);
+    uint e = b & 0x7F800000u;
+    uint nan = (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) ? 0x7FC00000u : b;
+    return uintBitsToFloat(e == 0u ? (b & 0x80000000u) : nan);
+}""",
+    "vyre_fadd": """float vyre_fadd(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    precise float r = a + b;
+    float c = vyre_canon(r);
+    return vyre_fzsum(ua, ub) ? uintBitsToFloat(ua & ub & 0x80000000u) : c;
+}""",
+    "vyre_fsub": """float vyre_fsub(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b) ^ 0x80000000u;
+    precise float r = a - b;
+    float c = vyre_canon(r);
+    return vyre_fzsum(ua, ub) ? uintBitsToFloat(ua & ub & 0x80000000u) : c;
+}""",
+    "vyre_fmul": """float vyre_fmul(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    precise float r = a * b;
+    float c = vyre_canon(r);
+    bool zero = (ua & 0x7FFFFFFFu) == 0u || (ub & 0x7FFFFFFFu) == 0u;
+    uint z = (!vyre_isfinite(a) || !vyre_isfinite(b)) ? 0x7FC00000u : ((ua ^ ub) & 0x80000000u);
+    return zero ? uintBitsToFloat(z) : c;
+}""",
 }

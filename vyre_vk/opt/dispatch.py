@@ -37,6 +37,33 @@ BEST_LOCAL_SIZE = {"nvidia": 256, "amd": 256, "intel": 256, "llvmpipe": 256, "de
 MIN_WORKGROUPS = {"nvidia": (132, 16), "amd": (96, 64), "intel": (32, 32), "llvmpipe": (1, 64), "default": (1, 64)}
 
 
+#: Below this many acting invocations a stage that loops is latency-bound: its f32 helpers are the
+#: branch-free ones (vyre_vk.lower.helpers.BRANCHLESS), whose dependent chains are shorter; above,
+#: the branchy ones, which issue fewer instructions. H200 (tools/bench/ops.py A/B, both ways):
+#: the fold chains (256 invocations) and GEMV rows (64 to 8192) gain 1.4-1.7x branch-free, while
+#: newton_schulz's 16M-invocation matmuls lose 1.4x and 2^24-element maps up to 1.25x. 2^17 is
+#: about 32 warps per SM, where latency starts to hide. Not measured elsewhere: same threshold.
+LATENCY_BOUND_BELOW = {"nvidia": 1 << 17, "amd": 1 << 17, "intel": 1 << 17, "llvmpipe": 1 << 17, "default": 1 << 17}
+
+
+def latency_bound(p: Program, device_class: str = "default") -> bool:
+    """True when `p` loops and its grid acts with fewer invocations than the class's threshold.
+
+    >>> from vyre_vk.ops import get
+    >>> latency_bound(get("vyre-libs::nn::linear_relu").build_with(in_dim=64, out_dim=64), "nvidia")
+    True
+    >>> latency_bound(get("vyre-libs::nn::silu").build_with(n=1 << 20), "nvidia")  # no loop
+    False
+    """
+    if not any(isinstance(n, N.Loop) for n in program_nodes(p)):
+        return False
+    acting = min_invocations(p) or 1 << 62  # unknown (data-sized): not assumed small
+    inert = inert_from(p)  # ids from here on do nothing (the guards of split and idle stages)
+    if inert is not None:
+        acting = min(acting, inert)
+    return acting < LATENCY_BOUND_BELOW.get(device_class, LATENCY_BOUND_BELOW["default"])
+
+
 def device_class(device_name: str) -> str:
     """'nvidia', 'amd', 'intel', 'llvmpipe' or 'default', from a Vulkan device name."""
     low = (device_name or "").lower()
