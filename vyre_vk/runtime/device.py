@@ -128,6 +128,8 @@ def default_index() -> int:
     return index
 
 
+_fma_probes: dict = {}  # (index, device name) -> FmaProbe, this process's
+
 #: ``VYRE_VK_FMA=unfused`` skips the fma probe and keeps the integer division (A/B timing).
 FMA_ENV = "VYRE_VK_FMA"
 
@@ -181,7 +183,10 @@ class Device:
         kp_bridge.set_spin_wait(self.name)
         _open_devices.add(self)
         self.probe = self.loop_probe()
-        self.fma = fma_probe(self._mgr) if fused_fma_wanted() else None
+        self.fma = None
+        if fused_fma_wanted():  # a device's fma rounds the same all process long: probe it once
+            self.fma = _fma_probes.get((self.index, self.name)) or fma_probe(self._mgr)
+            _fma_probes[(self.index, self.name)] = self.fma
         self.limits = replace(DeviceLimits.from_properties(self.properties, self.name),
                               fused_fma=self.fma is not None and self.fma.passed)
         if not self.probe.passed and not allow_loop_limit:

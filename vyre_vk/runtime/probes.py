@@ -16,6 +16,7 @@ True
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -63,6 +64,7 @@ class FmaProbe:
         return f"fma probe: {verdict}, {self.correct} of {self.total} quotients exact"
 
 
+@functools.lru_cache(maxsize=1)
 def division_spirv() -> bytes:
     """SPIR-V of `q[i] = a[i] / b[i]` lowered with the fused-fma division (what the probe runs)."""
     from vyre_vk.ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program
