@@ -29,6 +29,18 @@ SLOW_TESTS = (
 )
 
 
+# Files that each keep one worker busy for tens of seconds (a single test runs 2 minutes), longest
+# first. `--dist loadfile` hands files out in collection order, so these go first: last, they left
+# one worker running alone at the end (clean-clone suite 372-443 s with them last).
+LONG_FILES = (
+    "tests/reliability/test_hostile.py",
+    "tests/reliability/test_resources.py",
+    "tests/ops/parsing/test_real_files.py",
+    "tests/reliability/test_validation_layer.py",
+    "tests/ops/parsing/test_c11_classify.py",
+)
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: part of the full suite only (see tests/conftest.py)")
     config.addinivalue_line("markers", "quick: the quick tier, `-m quick` (every test not marked slow)")
@@ -43,3 +55,5 @@ def pytest_collection_modifyitems(config, items):
         # tier keeps every op through all passes together, and each pass alone via test_protocol
         slow = slow or (name.startswith("test_registered_vectors_identical[") and not name.endswith("-all]"))
         item.add_marker(pytest.mark.slow if slow else pytest.mark.quick)
+    rank = {f: k for k, f in enumerate(LONG_FILES)}
+    items.sort(key=lambda it: rank.get(it.nodeid.split("::", 1)[0], len(LONG_FILES)))  # stable: order kept within
