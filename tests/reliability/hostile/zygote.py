@@ -24,6 +24,9 @@ def _preload() -> None:
     import vyre_vk.ops  # noqa: F401
     import vyre_vk.reference  # noqa: F401
     import vyre_vk.runtime  # noqa: F401
+    from vyre_vk.runtime.probes import division_spirv
+
+    division_spirv()  # the fma probe's shader (lowering + cached SPIR-V, no Vulkan): ~50 ms a child otherwise
     from . import worker  # noqa: F401
     from .registry import OPT_IN, load
     load()  # every case module, so a child imports nothing
