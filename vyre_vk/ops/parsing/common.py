@@ -11,8 +11,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Sequence
 
-from ...ir import Expr, Node, Program, mark_self_exclusive_region, tag_program, wrap_anonymous, wrap_child  # noqa: F401
+from ...ir import Expr, Node, Program, Region, wrap_child
+from ...ir import mark_self_exclusive_region, tag_program  # noqa: F401  (kept here for the parsing ops)
 from ..registry import OpParamError
+
 
 def non_composable(p: Program) -> Program:
     """vyre's ``.with_non_composable_with_self(true)``."""
@@ -72,3 +74,15 @@ def inc(name: str) -> Node:
 
 def flag_is(name: str, value: int) -> Expr:
     return Expr.eq(v(name), u(value))
+
+
+def is_any(x: Expr, values: Sequence[int]) -> Expr:
+    """``x == values[0] || x == values[1] || ...`` (left to right, as vyre folds it).
+
+    >>> type(is_any(Expr.var("t"), [1, 2])).__name__
+    'BinOpExpr'
+    """
+    out = Expr.eq(x, u(values[0]))
+    for val in values[1:]:
+        out = Expr.or_(out, Expr.eq(x, u(val)))
+    return out

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from ....ir import Expr, Node
 from ..c import tokens as T
-from ..common import u, v
+from ..common import is_any, u, v
 from .scope_ir import (DECL_KIND_ENUM_CONSTANT, DECL_KIND_FUNCTION, DECL_KIND_FUNCTION_DECL, DECL_KIND_LABEL,
                        DECL_KIND_NONE, DECL_KIND_TYPEDEF, DECL_KIND_VARIABLE, DECLARATION_CONTEXT, NONE, TAG_KEYWORDS,
-                       forward_matching_paren_scan, is_any, post_paren_boundary_scan, reverse_unmatched_lbrace_scan)
+                       forward_matching_paren_scan, post_paren_boundary_scan, reverse_unmatched_lbrace_scan)
 
 TOK = "tok_types"  # lookup.rs hard-codes this buffer name
 

@@ -28,7 +28,7 @@ from ....ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, wrap
 from ...registry import register_case
 from ...wire import pack_u32_slice
 from ..c import tokens as T
-from ..common import check_len, child_phase, non_composable, u, v, with_entry_op_id
+from ..common import check_len, child_phase, is_any, non_composable, u, v, with_entry_op_id
 
 MASK_OP_ID = "vyre-libs::parsing::opt_conditional_mask_with_directives"
 MACRO_OP_ID = "vyre-libs::parsing::opt_dynamic_macro_expansion"
@@ -48,13 +48,6 @@ MAX_CONDITIONAL_DEPTH = 31
 
 def _decl(name: str, binding: int, access: BufferAccess, n: int) -> BufferDecl:
     return BufferDecl.storage(name, binding, access, U32).with_count(n)
-
-
-def _any_eq(x: Expr, values) -> Expr:
-    out = Expr.eq(x, u(values[0]))
-    for val in values[1:]:
-        out = Expr.or_(out, Expr.eq(x, u(val)))
-    return out
 
 
 def _all_enclosing_active(bits: Expr, depth: Expr) -> Expr:
@@ -80,11 +73,11 @@ def _mask_step(tok_types: str, kinds: str, values: str, out_mask: str) -> list[N
         Node.let_bind("value", Expr.load(values, v("i"))),
         Node.let_bind("current_active", _all_enclosing_active(v("active_bits"), v("depth"))),
         Node.let_bind("is_control_directive", Expr.and_(
-            Expr.eq(v("tok"), u(T.TOK_PREPROC)), _any_eq(kind, opens + (TOK_PP_ELIF, TOK_PP_ELSE, TOK_PP_ENDIF)))),
+            Expr.eq(v("tok"), u(T.TOK_PREPROC)), is_any(kind, opens + (TOK_PP_ELIF, TOK_PP_ELSE, TOK_PP_ENDIF)))),
         Node.store(out_mask, v("i"), Expr.select(v("is_control_directive"), u(1),
                                                  Expr.select(v("current_active"), u(1), u(0)))),
         # the kind drives the stack whatever the token type (vyre's rule)
-        Node.if_then(_any_eq(kind, opens), [
+        Node.if_then(is_any(kind, opens), [
             Node.if_then(Expr.ge(v("depth"), u(MAX_CONDITIONAL_DEPTH)),
                          [Node.trap(v("i"), "c-preprocess-conditional-nesting-overflow")]),
             Node.let_bind("open_bit", Expr.shl(u(1), v("depth"))),

@@ -14,7 +14,7 @@ from typing import Optional
 
 from ....ir import Expr, Node
 from ..c import tokens as T
-from ..common import u, v
+from ..common import is_any, u, v
 
 NONE = 0xFFFFFFFF
 DECL_KIND_NONE, DECL_KIND_FUNCTION, DECL_KIND_FUNCTION_DECL, DECL_KIND_VARIABLE = 0, 1, 2, 3
@@ -32,13 +32,6 @@ DECLARATION_PREFIX = (
 FUNCTION_NAME_PREFIX = (T.TOK_CHAR_KW, T.TOK_IDENTIFIER, T.TOK_INT, T.TOK_VOID) + DECLARATION_PREFIX
 DECLARATION_CONTEXT = (T.TOK_INT, T.TOK_CHAR_KW, T.TOK_VOID, T.TOK_STRUCT, T.TOK_TYPEDEF, T.TOK_COMMA,
                        T.TOK_SEMICOLON, T.TOK_LPAREN, T.TOK_RPAREN, T.TOK_STAR) + DECLARATION_PREFIX
-
-
-def is_any(x: Expr, values) -> Expr:
-    out = Expr.eq(x, u(values[0]))
-    for val in values[1:]:
-        out = Expr.or_(out, Expr.eq(x, u(val)))
-    return out
 
 
 def _is(name: str, tok: int) -> Expr:
