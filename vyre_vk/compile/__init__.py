@@ -232,7 +232,6 @@ def compile_program(program: "Program", options: Options = Options(), *, validat
     Such compiles are cached apart from validated ones.
     """
     from vyre_vk.ir import Program, validate as validate_program
-    from vyre_vk.opt.dispatch import latency_bound
     from vyre_vk.ir.validate import ProgramShapeError
 
     if not isinstance(program, Program):
@@ -255,7 +254,7 @@ def compile_program(program: "Program", options: Options = Options(), *, validat
     stages, scratch, reports = _schedule(program, options)
     # lower + spirv (stage programs were validated by the optimiser when it made them)
     compiled = Compiled(program, tuple(CompiledStage(p, *compile_stage(p, options.limits, validate=False,
-                                                                       latency_bound=latency_bound(p, options.device_class)),
+                                                                       device_class=options.device_class),
                                                      factor) for p, factor in stages),
                         tuple(scratch), tuple(reports), options)
     dump_dir = os.environ.get("VYRE_VK_DUMP_DIR")
@@ -288,10 +287,9 @@ def _schedule(program: "Program", options: Options):
 def from_graph(graph, reports=(), options: Options = Options()) -> Compiled:
     """A Compiled for a hand-made ProgramGraph (tests, benchmarks); its stages are validated."""
     from vyre_vk.opt import coarsen_factor
-    from vyre_vk.opt.dispatch import latency_bound
 
-    return Compiled(graph.program, tuple(CompiledStage(p, *compile_stage(
-        p, options.limits, latency_bound=latency_bound(p, options.device_class)), coarsen_factor(p))
+    return Compiled(graph.program, tuple(CompiledStage(p, *compile_stage(p, options.limits, device_class=options.device_class),
+                                                       coarsen_factor(p))
                                          for p in graph.stages), tuple(graph.scratch), tuple(reports), options)
 
 

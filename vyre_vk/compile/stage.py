@@ -113,15 +113,18 @@ def op_name(program: "Program") -> str:
 
 
 def compile_stage(program: "Program", limits: DeviceLimits = DeviceLimits(), *,
-                  validate: bool = True, latency_bound: bool = False) -> tuple["Lowered", bytes]:
-    """Validate (unless the caller just did), check limits, lower and compile one stage program."""
+                  validate: bool = True, device_class: str = "default") -> tuple["Lowered", bytes]:
+    """Validate (unless the caller just did), check limits, lower and compile one stage program
+    (with the branch-free f32 helpers where the stage is latency-bound on `device_class`)."""
     from vyre_vk.ir import validate as validate_program
     from vyre_vk.lower import lower
+    from vyre_vk.opt.dispatch import latency_bound
 
     if validate:
         validate_program(program)
     check_limits(program, limits)
-    lowered = lower(program, check=False, fused_fma=limits.fused_fma, latency_bound=latency_bound)  # validated just above, or by the caller
+    lowered = lower(program, check=False, fused_fma=limits.fused_fma,  # validated just above, or by the caller
+                    latency_bound=latency_bound(program, device_class))
     check_limits(program, limits, lowered)
     try:
         words = spirv.compile_glsl(lowered.glsl, name=f"{op_name(program)}.comp", target_env=lowered.target_env)
