@@ -150,7 +150,7 @@ class Module:
         self._zeros = {b["name"]: np.zeros(b["count"], self._dtypes[b["name"]]) for b in self.buffers
                        if b["role"] == "output"}
         self._mgr, self._own_mgr, self._device = manager, manager is None, device
-        self._fma_checked = False
+        self._device_checked = False
         self._plans: "OrderedDict[tuple, _Plan]" = OrderedDict()
         self._lock = threading.Lock()  # kp objects are not thread-safe
         self._empty = not self.buffers and not self.scratch and not any(s["trap"] for s in self.stages)
@@ -164,9 +164,17 @@ class Module:
             name = str(self._mgr.get_device_properties().get("device_name", ""))
             # Polling the fence steals a core from a CPU driver; on a GPU it saves ~30 us a submission.
             kp.set_spin_wait_us(0 if any(c in name.lower() for c in _CPU_DEVICES) else 200)
-        if self.manifest.get("fma_probe") and not self._fma_checked:  # a manager made here or passed in
-            self._check_fma(str(self._mgr.get_device_properties().get("device_name", "")))
-            self._fma_checked = True
+        if not self._device_checked:  # a manager made here or passed in
+            props = self._mgr.get_device_properties()
+            name = str(props.get("device_name", ""))
+            if self.manifest["options"]["limits"].get("float64") and not props.get("shader_float64"):
+                raise ManifestError(
+                    f"{self.folder} was emitted for a device with shaderFloat64 (exp and tanh in double), and "
+                    f"{name} does not report it. Fix: emit again with --float64 off (or run it through "
+                    "vyre_vk.run, which probes the device).")
+            if self.manifest.get("fma_probe"):
+                self._check_fma(name)
+            self._device_checked = True
         return self._mgr
 
     def _check_fma(self, device_name: str) -> None:

@@ -101,8 +101,9 @@ def _doctor(args: argparse.Namespace) -> int:
         index = default_index()
         with Device(index, allow_loop_limit=True) as dev:
             print(f"default    [{dev.index}] {dev.name}: {dev.probe}")
-            if dev.fma is not None:
-                print(f"           {dev.fma}")
+            for probe in (dev.fma, dev.float64):
+                if probe is not None:
+                    print(f"           {probe}")
             ok = ok and dev.probe.passed
     except VyreError as e:  # DeviceError, KomputeError: the device, not the user
         print(f"ERROR: {e}", file=sys.stderr)
@@ -332,7 +333,7 @@ def _parse_sizes(specs: Sequence[str]) -> dict[str, int]:
 
 
 def _emit(args: argparse.Namespace) -> int:
-    from vyre_vk.compile import FUSED_FMA_BY_CLASS, DeviceLimits, Options, compile_program
+    from vyre_vk.compile import FLOAT64_BY_CLASS, FUSED_FMA_BY_CLASS, DeviceLimits, Options, compile_program
     from vyre_vk.emit import emit
 
     stem = check_stem(args.name) if args.name is not None else None  # refused before any work
@@ -340,7 +341,8 @@ def _emit(args: argparse.Namespace) -> int:
     program, default_stem, op = _load_program(args.program, args.arg)
     check_sizes(program, sizes)
     fused = FUSED_FMA_BY_CLASS[args.device_class] if args.fma is None else args.fma == "fused"
-    limits = replace(DeviceLimits(), fused_fma=fused)
+    float64 = FLOAT64_BY_CLASS[args.device_class] if args.float64 is None else args.float64 == "on"
+    limits = replace(DeviceLimits(), fused_fma=fused, float64=float64)
     compiled = compile_program(program, Options(passes=not args.as_written, device_class=args.device_class,
                                                 limits=limits))
     if args.explain:
@@ -410,6 +412,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fma", choices=("fused", "unfused"), default=None,
                    help="the target's fma() rounds once (fast exact division; the runner probes the device "
                         "and refuses one that differs) or not (default: fused for nvidia, else unfused)")
+    p.add_argument("--float64", choices=("on", "off"), default=None,
+                   help="exp and tanh in double, for a target with shaderFloat64 (the runner refuses one "
+                        "without); default: on for nvidia, amd and llvmpipe, else off")
     p.set_defaults(fn=_emit)
     p = sub.add_parser("shaders", help="regenerate shaders/<op>/ (emit's output) for every registered op", **fmt)
     p.add_argument("--check", action="store_true", help="only report drift (exit 1 if any)")

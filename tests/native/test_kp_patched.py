@@ -23,6 +23,21 @@ def test_module_records_its_patches():
     assert kp.__version__ == "0.9.0"
 
 
+def test_float64_is_enabled_and_reported(device):
+    """Patch 0009: lavapipe has shaderFloat64, so the device is created with it and says so; a
+    double computation then runs (1/3 in double keeps 29 bits that an f32 does not)."""
+    assert device.manager.get_device_properties()["shader_float64"] is True
+    glsl = """#version 450
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) buffer O { float o[]; };
+void main() { double t = double(o[0]) / 3.0LF; o[1] = float((t - 0.333333343267440796LF) * 1e8LF); o[0] = float(t); }
+"""
+    t = kp_bridge.tensor(device.manager, np.array([1.0, 0.0], np.float32))
+    (out,) = run_once(device.manager, [t], spirv.compile_glsl(glsl), (1, 1, 1), [t])
+    # f32(1/3), and the double 1/3's distance from it (the literal): only a double holds that
+    assert out[0] == np.float32(1 / 3) and out[1] == np.float32((1 / 3 - float(np.float32(1 / 3))) * 1e8)
+
+
 def test_numpy_2_works_with_kp(device):
     assert int(np.__version__.split(".")[0]) >= 2
     t = kp_bridge.tensor(device.manager, np.arange(5, dtype=np.int32))

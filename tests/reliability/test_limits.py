@@ -12,6 +12,7 @@ import pytest
 from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
 from vyre_vk.runtime import Device, DeviceError, LaunchError, LoopProbe, kp_bridge
 from vyre_vk.runtime.device import LOOP_PROBE_INNER, LOOP_PROBE_N, LOOP_PROBE_OUTER
+from vyre_vk.runtime import device as device_module
 
 U32 = DataType.U32
 
@@ -70,6 +71,7 @@ def test_truncating_device_is_refused_unless_the_user_opts_in(monkeypatch):
     truncated = LoopProbe(flat=65535, nested=65535)  # bookworm's lavapipe 22.3
     assert not truncated.passed and LoopProbe(LOOP_PROBE_N, LOOP_PROBE_OUTER * LOOP_PROBE_INNER).passed
     monkeypatch.setattr(Device, "loop_probe", lambda self: truncated)
+    monkeypatch.setattr(device_module, "_probes", {})  # this process's earlier probe results
     with pytest.raises(DeviceError, match="truncates loops"):
         Device()
     dev = Device(allow_loop_limit=True)

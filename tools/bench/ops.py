@@ -183,6 +183,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--smoke", action="store_true", help="registered sizes, 3 repeats: seconds on lavapipe")
     ap.add_argument("--repeats", type=int, default=None, help="timed runs per measurement (default 20; smoke 3)")
     ap.add_argument("--probe", type=Path, help="prebuilt tools/bench/vk_submit_probe (timestampPeriod; else gcc)")
+    ap.add_argument("--warm-up", type=float, default=2.0, metavar="SECONDS",
+                    help="busy the GPU this long first (an H200 reads 2-5x slow for ~20 s after idling)")
     args = ap.parse_args(argv)
     from vyre_vk.ops import all_ops
     from vyre_vk.opt.critical_path import model_for
@@ -208,7 +210,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                 "torch": getattr(torch, "__version__", None), "smoke": args.smoke, "repeats": repeats,
                 "model": {"name": model.name, "clock_ghz": model.clock_ghz, "bandwidth_gbps": model.bandwidth_gbps}}
         if not args.smoke:
-            warm_up(dev, 2.0)
+            warm_up(dev, args.warm_up)
         for k, entry in enumerate(entries, 1):
             t0 = time.perf_counter()
             try:

@@ -3,7 +3,8 @@
 
 For out[i] = f(a[i]) at each size, in one run on one device:
   accuracy  bit-ULP distance to the reference (float64 libm rounded once), worst and the share
-            of elements that differ: ours (vyre_vk/lower/ffmath.py), the driver's GLSL builtin
+            of elements that differ: ours (vyre_vk/lower/ffmath64.py where the device has
+            shaderFloat64, and ffmath.py's float-float as ours_ff), the driver's GLSL builtin
             (hand-written shader through raw kp), PyTorch where CUDA is there
   speed     GPU time from timestamp queries (ours, builtin) and CUDA events (PyTorch);
             12 B/element would be the add kernel's traffic, this one moves 8
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -92,11 +94,18 @@ def main(argv=None) -> int:
                 a = np.random.default_rng(n).uniform(lo, hi, n).astype(np.float32)
                 p = program(fn, n)
                 ref = reference.run(p, {"a": a})["out"]
-                kernel = dev.compile(p)
-                ours = kernel.run({"a": a})["out"]
-                gpu, _ = kernel.profile({"a": a}, repeats=reps, timestamp_period_ns=period)
-                kernel.release()
-                row = {"fn": fn, "n": n, "ours": accuracy(ref, ours), "ours_gpu_ms": bench.med(gpu) * 1e3}
+                row = {"fn": fn, "n": n}
+                limits = dev.limits
+                for key, f64 in (("ours", limits.float64), ("ours_ff", False)):  # ffmath64, then ffmath
+                    if key == "ours_ff" and not limits.float64:
+                        continue
+                    dev.limits = replace(limits, float64=f64)
+                    kernel = dev.compile(p)
+                    ours = kernel.run({"a": a})["out"]
+                    gpu, _ = kernel.profile({"a": a}, repeats=reps, timestamp_period_ns=period)
+                    kernel.release()
+                    row.update({key: accuracy(ref, ours), f"{key}_gpu_ms": bench.med(gpu) * 1e3})
+                dev.limits = limits
                 got, bgpu = builtin(dev, fn, a, reps, period)
                 row.update(builtin=accuracy(ref, got), builtin_gpu_ms=bench.med(bgpu) * 1e3)
                 if torch is not None:
@@ -115,7 +124,7 @@ def main(argv=None) -> int:
     print(f"device: {result['device']}")
     for r in rows:
         cells = "  ".join(f"{k} {r[k]['max_ulp']:>9} ULP max, {100 * r[k]['differ_share']:6.3f}% differ, "
-                          f"{r[k + '_gpu_ms']:8.3f} ms" for k in ("ours", "builtin", "torch") if k in r)
+                          f"{r[k + '_gpu_ms']:8.3f} ms" for k in ("ours", "ours_ff", "builtin", "torch") if k in r)
         print(f"  {r['fn']:4} 2^{int(np.log2(r['n']))}: {cells}")
     print(f"wrote {args.out / 'transcendental.json'}")
     return 0

@@ -62,13 +62,15 @@ class DeviceLimits:
     """The compute limits a stage is checked against. Defaults: Vulkan's guaranteed minimums
     raised to what every desktop driver reports (lavapipe's 32 KiB shared memory).
     ``fused_fma``: the device's fma() rounds once (vyre_vk.runtime.probes checks it when a
-    device opens), so the lowering may use exact fma-based fast paths."""
+    device opens), so the lowering may use exact fma-based fast paths. ``float64``: shaders may
+    use double (shaderFloat64 is enabled and its probe passed), so exp and tanh take ffmath64's path."""
     shared_memory_bytes: int = 32768
     workgroup_invocations: int = 1024
     workgroup_size: tuple[int, int, int] = (1024, 1024, 64)
     name: str = "any Vulkan device"
     storage_buffer_bytes: int = 2**31 - 1
     fused_fma: bool = False
+    float64: bool = False
 
     @classmethod
     def from_properties(cls, props: Mapping, name: str = "") -> "DeviceLimits":
@@ -124,7 +126,7 @@ def compile_stage(program: "Program", limits: DeviceLimits = DeviceLimits(), *,
         validate_program(program)
     check_limits(program, limits)
     lowered = lower(program, check=False, fused_fma=limits.fused_fma,  # validated just above, or by the caller
-                    latency_bound=latency_bound(program, device_class))
+                    latency_bound=latency_bound(program, device_class), float64=limits.float64)
     check_limits(program, limits, lowered)
     try:
         words = spirv.compile_glsl(lowered.glsl, name=f"{op_name(program)}.comp", target_env=lowered.target_env)

@@ -6,7 +6,7 @@ The lowerer is one class built in layers, each in its own module: this base, exp
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Mapping, Optional
 
 from ..ir import expr as E
 from ..ir import node as N
@@ -15,6 +15,7 @@ from ..ir.types import DataType
 from ..ir.validate import _has_collective
 from . import bounds
 from .helpers import BRANCHLESS, GLSL_HELPERS
+from .ffmath64 import GLSL as FLOAT64
 from .ieee import FUSED
 from .names import glsl_names
 from .result import LoweringError
@@ -46,9 +47,9 @@ def unwrap(code: str) -> str:
     return code[1:-1]
 
 
-def helper_calls(text: str) -> list[str]:
-    """The helper functions (GLSL_HELPERS names) that GLSL `text` calls, in order of appearance."""
-    return [m for m in _HELPER_CALL.findall(text) if m in GLSL_HELPERS]
+def helper_calls(text: str, known: Mapping[str, str] = GLSL_HELPERS) -> list[str]:
+    """The helper functions (names in `known`) that GLSL `text` calls, in order of appearance."""
+    return [m for m in _HELPER_CALL.findall(text) if m in known]
 
 
 def _assigned_names(nodes: tuple) -> set[str]:
@@ -67,11 +68,14 @@ def _assigned_names(nodes: tuple) -> set[str]:
 class LowererBase:
     """State of one program's lowering; the layers above add expressions, statements, assembly."""
 
-    def __init__(self, program: Program, fused_fma: bool = False, latency_bound: bool = False):
+    def __init__(self, program: Program, fused_fma: bool = False, latency_bound: bool = False,
+                 float64: bool = False):
         self.p = program
         # the helper sources: FUSED's fast paths where the device's fma() is fused (ieee.py), the
-        # branch-free f32 helpers for a latency-bound stage (helpers.BRANCHLESS)
-        self.table = {**GLSL_HELPERS, **(FUSED if fused_fma else {}), **(BRANCHLESS if latency_bound else {})}
+        # branch-free f32 helpers for a latency-bound stage (helpers.BRANCHLESS), exp and tanh in
+        # double where the device has it (ffmath64.py)
+        self.table = {**GLSL_HELPERS, **(FUSED if fused_fma else {}), **(BRANCHLESS if latency_bound else {}),
+                      **(FLOAT64 if float64 else {})}
         self.decls = {b.name: b for b in program.buffers}
         self.names = glsl_names(program)
         self.var = self.names.variables  # IR variable -> GLSL name
@@ -103,7 +107,7 @@ class LowererBase:
 
     def use(self, template: str) -> None:
         """Record the helpers a filled template calls."""
-        self.helpers.update(helper_calls(template))
+        self.helpers.update(helper_calls(template, self.table))
 
     # ---- names, scopes and ranges
     def var_type(self, name: str, path: str) -> DataType:

@@ -69,7 +69,7 @@ class _Lowerer(StmtLowerer):
             if h in seen:
                 return
             seen.add(h)
-            for dep in helper_calls(self.table[h]):
+            for dep in helper_calls(self.table[h], self.table):
                 if dep != h:
                     visit(dep)
             order.append(h)
@@ -230,7 +230,8 @@ class _Lowerer(StmtLowerer):
 
 
 # ----------------------------------------------------------------------------- public API
-def lower(program: Program, *, check: bool = True, fused_fma: bool = False, latency_bound: bool = False) -> Lowered:
+def lower(program: Program, *, check: bool = True, fused_fma: bool = False, latency_bound: bool = False,
+          float64: bool = False) -> Lowered:
     """Lower a valid vyre IR program to a GLSL 450 compute shader.
 
     The program is validated first (``check=False`` skips that when the caller already
@@ -238,7 +239,8 @@ def lower(program: Program, *, check: bool = True, fused_fma: bool = False, late
     The same program always gives byte-identical GLSL. ``fused_fma``: the device's fma()
     is fused (its probe passed), so division takes the fast exact path (ieee.FUSED);
     ``latency_bound``: few invocations run long loops, so the f32 helpers are the branch-free
-    ones (helpers.BRANCHLESS). Neither changes a result bit.
+    ones (helpers.BRANCHLESS); ``float64``: the device has shaderFloat64 (its probe passed), so
+    exp and tanh are evaluated in double (ffmath64.py). None changes a result bit.
 
     >>> from vyre_vk import ops
     >>> low = lower(ops.get("vyre-libs::nn::mlp_backward").build())
@@ -253,4 +255,4 @@ def lower(program: Program, *, check: bool = True, fused_fma: bool = False, late
             validate(program)
         except ValidationError as err:
             raise LoweringError(err.path, f"the program is not valid: {err.message}", err.fix) from err
-    return _Lowerer(program, fused_fma, latency_bound).run()
+    return _Lowerer(program, fused_fma, latency_bound, float64).run()

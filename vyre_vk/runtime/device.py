@@ -21,7 +21,7 @@ import numpy as np
 
 from vyre_vk import spirv
 from vyre_vk.runtime import kp_bridge
-from vyre_vk.runtime.probes import fma_probe
+from vyre_vk.runtime.probes import float64_probe, fma_probe
 from vyre_vk.compile.stage import DeviceLimits, ProgramCompileError  # noqa: F401 (re-exported)
 from vyre_vk.opt.dispatch import device_class
 
@@ -128,21 +128,31 @@ def default_index() -> int:
     return index
 
 
-_fma_probes: dict = {}  # (index, device name) -> FmaProbe, this process's
+_probes: dict = {}  # (probe, index, device name) -> its result, this process's
 
-#: ``VYRE_VK_FMA=unfused`` skips the fma probe and keeps the integer division (A/B timing).
-FMA_ENV = "VYRE_VK_FMA"
+#: ``VYRE_VK_FMA=unfused`` skips the fma probe and keeps the integer division (A/B timing);
+#: ``VYRE_VK_FLOAT64=off`` skips the float64 probe and keeps exp and tanh in float-float.
+FMA_ENV, FLOAT64_ENV = "VYRE_VK_FMA", "VYRE_VK_FLOAT64"
+
+
+def _probe_wanted(env: str, off: str, meaning: str) -> bool:
+    raw = os.environ.get(env, "").strip().lower()
+    if raw in ("", "probe"):
+        return True
+    if raw == off:
+        return False
+    raise DeviceError(f"{env}={raw!r} is not 'probe' or '{off}'. Fix: unset it, or set it to "
+                      f"'{off}' to {meaning} on every device.")
 
 
 def fused_fma_wanted() -> bool:
     """False when ``$VYRE_VK_FMA`` asks for the integer division; raises on other values."""
-    raw = os.environ.get(FMA_ENV, "").strip().lower()
-    if raw in ("", "probe"):
-        return True
-    if raw == "unfused":
-        return False
-    raise DeviceError(f"{FMA_ENV}={raw!r} is not 'probe' or 'unfused'. Fix: unset it, or set it to "
-                      "'unfused' to keep the integer division on every device.")
+    return _probe_wanted(FMA_ENV, "unfused", "keep the integer division")
+
+
+def float64_wanted() -> bool:
+    """False when ``$VYRE_VK_FLOAT64`` asks for float-float exp/tanh; raises on other values."""
+    return _probe_wanted(FLOAT64_ENV, "off", "keep exp and tanh in float-float")
 
 
 class Device:
@@ -152,7 +162,8 @@ class Device:
     runs once; a device that truncates loops is refused unless
     ``allow_loop_limit=True`` (results of long loops would be wrong). The fma probe
     (vyre_vk.runtime.probes) decides ``limits.fused_fma``: whether shaders may use the
-    fast exact division (``VYRE_VK_FMA=unfused`` turns that off).
+    fast exact division (``VYRE_VK_FMA=unfused`` turns that off); the float64 probe decides
+    ``limits.float64``: exp and tanh in double (``VYRE_VK_FLOAT64=off`` turns that off).
     """
 
     def __init__(self, index: int | None = None, *, allow_loop_limit: bool = False) -> None:
@@ -182,13 +193,14 @@ class Device:
         self.device_class = device_class(self.name)
         kp_bridge.set_spin_wait(self.name)
         _open_devices.add(self)
-        self.probe = self.loop_probe()
-        self.fma = None
-        if fused_fma_wanted():  # a device's fma rounds the same all process long: probe it once
-            self.fma = _fma_probes.get((self.index, self.name)) or fma_probe(self._mgr)
-            _fma_probes[(self.index, self.name)] = self.fma
+        # a device computes the same all process long: each probe runs once per device and process
+        self.probe = self._probe("loop", lambda mgr: self.loop_probe())
+        self.fma = self._probe("fma", fma_probe) if fused_fma_wanted() else None
+        self.float64 = self._probe("float64", lambda mgr: float64_probe(
+            mgr, bool(self.properties.get("shader_float64")))) if float64_wanted() else None
         self.limits = replace(DeviceLimits.from_properties(self.properties, self.name),
-                              fused_fma=self.fma is not None and self.fma.passed)
+                              fused_fma=self.fma is not None and self.fma.passed,
+                              float64=self.float64 is not None and self.float64.passed)
         if not self.probe.passed and not allow_loop_limit:
             self.close()
             raise DeviceError(
@@ -196,6 +208,12 @@ class Device:
                 "loops would silently return wrong numbers. Fix: install Mesa lavapipe 25.x "
                 "(tools/bootstrap.sh), pick another device with VYRE_VK_DEVICE, or pass "
                 "allow_loop_limit=True to accept truncated loops.")
+
+    def _probe(self, kind: str, run):
+        key = (kind, self.index, self.name)
+        if key not in _probes:
+            _probes[key] = run(self._mgr)
+        return _probes[key]
 
     @property
     def manager(self) -> "kp.Manager":

@@ -1,4 +1,4 @@
-"""The fused-fma probe: may this device's shaders use fma-based exact fast paths?
+"""Device probes: may this device's shaders use fma-based exact fast paths, and double?
 
 Vulkan lets ``fma()`` round twice (its precision is inherited from a multiply and an add);
 NVIDIA's rounds once, lavapipe's may not. The fast division path (vyre_vk.lower.ieee.FUSED)
@@ -9,6 +9,9 @@ neighbour) plus random operands in the fast window, and compared bit for bit wit
 correctly rounded quotients computed here. The GLSL is what the lowering emits for an IR
 division (``lower(..., fused_fma=True)``), so the probe checks the very helper the
 shaders call; GLSL makes every precise ``fma()`` of a device round the same way.
+
+The float64 probe runs exp and tanh as lowered with ``float64=True`` (ffmath64.py) on edge
+and random arguments, against the reference's bits, on devices that report shaderFloat64.
 
 >>> cases = probe_cases()
 >>> len(cases[0]) == len(cases[1]) == len(cases[2]) == PROBE_CASES
@@ -83,21 +86,95 @@ def division_spirv() -> bytes:
     return spirv.compile_glsl(low.glsl, name="vyre-vk-fma-probe.comp", target_env=low.target_env)
 
 
-def fma_probe(mgr: "kp.Manager") -> FmaProbe:
-    """Dispatch the probe on ``mgr``'s device (one small compile, cached, and one dispatch)."""
-    a, b, want = probe_cases()
-    words = division_spirv()
-    tensors = [kp_bridge.tensor(mgr, a), kp_bridge.tensor(mgr, b), kp_bridge.tensor(mgr, np.zeros_like(a))]
-    algo = kp_bridge.algorithm(mgr, tensors, words, (PROBE_CASES // PROBE_LOCAL_SIZE, 1, 1))
+def _dispatch(mgr: "kp.Manager", words: bytes, inputs: list[np.ndarray]) -> np.ndarray:
+    """One dispatch of ``words`` over ``inputs`` and a zeroed output like the first; the output."""
+    n = inputs[0].size
+    tensors = [kp_bridge.tensor(mgr, a) for a in inputs] + [kp_bridge.tensor(mgr, np.zeros_like(inputs[0]))]
+    algo = kp_bridge.algorithm(mgr, tensors, words, (n // PROBE_LOCAL_SIZE, 1, 1))
     seq = mgr.sequence()
     try:
         (seq.record(kp_bridge.sync_device(tensors)).record(kp_bridge.dispatch(algo))
-            .record(kp_bridge.sync_local([tensors[2]])).eval())
-        got = np.asarray(tensors[2].data()).view(np.float32)[:PROBE_CASES].copy()
+            .record(kp_bridge.sync_local([tensors[-1]])).eval())
+        return np.asarray(tensors[-1].data()).view(np.float32)[:n].copy()
     finally:
         for obj in (seq, algo, *tensors):
             obj.destroy()
+
+
+def fma_probe(mgr: "kp.Manager") -> FmaProbe:
+    """Dispatch the probe on ``mgr``'s device (one small compile, cached, and one dispatch)."""
+    a, b, want = probe_cases()
+    got = _dispatch(mgr, division_spirv(), [a, b])
     return FmaProbe(int(np.count_nonzero(got.view(np.uint32) == want.view(np.uint32))), PROBE_CASES)
 
 
-__all__ = ["FmaProbe", "PROBE_CASES", "PROBE_LOCAL_SIZE", "division_spirv", "fma_probe", "probe_cases"]
+@dataclass(frozen=True)
+class Float64Probe:
+    """How many exp/tanh probe results the float64 helpers got right (``total`` 0: no shaderFloat64)."""
+    correct: int
+    total: int
+
+    @property
+    def passed(self) -> bool:
+        return self.total > 0 and self.correct == self.total
+
+    def __str__(self) -> str:
+        if not self.total:
+            return "float64 probe: no shaderFloat64 (exp and tanh in float-float)"
+        verdict = "passed (exp and tanh in double)" if self.passed else "failed (exp and tanh in float-float)"
+        return f"float64 probe: {verdict}, {self.correct} of {self.total} results exact"
+
+
+def float64_program():
+    """``q[i] = exp(a[i])`` for i < PROBE_CASES / 2, ``tanh(a[i])`` above: the probe's program."""
+    from vyre_vk.ir import BufferAccess, BufferDecl, DataType, Expr, Node, Program, UnOp
+
+    f32, i, half = DataType.F32, Expr.var("i"), PROBE_CASES // 2
+    x = Expr.load("a", i)
+    return Program.wrapped(
+        [BufferDecl.storage("a", 0, BufferAccess.ReadOnly, f32).with_count(PROBE_CASES),
+         BufferDecl.output("q", 1, f32).with_count(PROBE_CASES)],
+        (PROBE_LOCAL_SIZE, 1, 1),
+        [Node.let_bind("i", Expr.gid_x()),
+         Node.if_then(Expr.lt(i, Expr.u32(PROBE_CASES)),
+                      [Node.store("q", i, Expr.select(Expr.lt(i, Expr.u32(half)), Expr.unop(UnOp.Exp, x),
+                                                      Expr.unop(UnOp.Tanh, x)))])])
+
+
+def float64_cases(n: int = PROBE_CASES) -> np.ndarray:
+    """Arguments: exp's overflow, FLT_MIN and flush edges and random ones over its range, then
+    tanh's tiny, series/exp switch and saturation edges and random ones over [-10, 10]."""
+    rng = np.random.default_rng(20261204)
+    half = n // 2
+    exp_edges = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 88.72283, 88.722839, 88.7228394, -87.336548,
+                          -87.3365479, -87.33654, -103.27893, -103.9, 1e-30, -1e-30], np.float32)
+    tanh_edges = np.array([0.0, -0.0, np.nan, 2.0 ** -12, -(2.0 ** -12), 0.17328679, 0.1732868, 9.5, 9.499999,
+                           -9.499999, 1e-30], np.float32)
+    ex = rng.uniform(-104.0, 89.0, half - exp_edges.size).astype(np.float32)
+    th = (rng.standard_normal(n - half - tanh_edges.size) * 3.0).astype(np.float32)
+    return np.concatenate([exp_edges, ex, tanh_edges, th])
+
+
+@functools.lru_cache(maxsize=1)
+def float64_spirv() -> bytes:
+    """SPIR-V of the float64 probe's program, lowered with ``float64=True``."""
+    from vyre_vk.lower import lower
+
+    low = lower(float64_program(), float64=True)
+    return spirv.compile_glsl(low.glsl, name="vyre-vk-float64-probe.comp", target_env=low.target_env)
+
+
+def float64_probe(mgr: "kp.Manager", has_float64: bool) -> Float64Probe:
+    """Run the float64 probe on ``mgr``'s device when it reports shaderFloat64."""
+    if not has_float64:
+        return Float64Probe(0, 0)
+    from vyre_vk import reference
+
+    a = float64_cases()
+    want = reference.run(float64_program(), {"a": a})["q"]
+    got = _dispatch(mgr, float64_spirv(), [a])
+    return Float64Probe(int(np.count_nonzero(got.view(np.uint32) == want.view(np.uint32))), PROBE_CASES)
+
+
+__all__ = ["FmaProbe", "Float64Probe", "PROBE_CASES", "PROBE_LOCAL_SIZE", "division_spirv", "float64_cases",
+           "float64_probe", "float64_program", "float64_spirv", "fma_probe", "probe_cases"]

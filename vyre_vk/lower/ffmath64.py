@@ -1,0 +1,102 @@
+"""exp and tanh in float64, for devices whose shaderFloat64 is enabled and probed.
+
+The reference rounds float64 libm results once to f32 (``optable._via64``). ffmath.py gets
+within ~2^-44 of that in pairs of floats: ~60 dependent f32 operations and two lookups in a
+64-entry table, which NVIDIA serves from constant memory one distinct address at a time.
+In float64 the same result takes one Cody-Waite reduction and a degree-13 Horner polynomial
+(relative error below 2^-50, so the f32 rounding differs from the reference's only when the
+exact value lies within 2^-50 of a rounding boundary: rarer than ffmath's 2^-44), and no table.
+
+exp(x) = p(r) * 2^n with n = roundEven(x / ln2), r = x - n*ln2 (ln2 in a 32-bit head, so
+n*head is exact for |n| < 2^21, and a tail), |r| <= ln2/2, p the Taylor polynomial to r^13
+(remainder < 2^-57). The f32 rounding of the double is done by the conversion, except at the
+two ends where the reference's rounding is spelled out: from (2^128 - 2^103) up it is +inf, and
+below FLT_MIN it is FLT_MIN from FLT_MIN - 2^-150 (the tie rounds to the even FLT_MIN) and 0
+below (subnormals flush, as canon() does).
+
+tanh(|x|) = m / (m + 2) with m = expm1(2|x|): r*q(r) (q the same series over (k+1)!, no
+cancellation) below ln2/2, exp - 1 above (|error| < 2^-51 * e / (e - 1) < 2^-49).
+
+Which devices take this path is decided by ``lower(..., float64=True)``'s caller:
+vyre_vk.runtime.probes checks these very helpers against the reference at device open.
+Constants are bit patterns (tests/lower/test_ffmath64.py recomputes them).
+"""
+from __future__ import annotations
+
+import math
+import struct
+from fractions import Fraction
+
+from .ffmath import EXP_HI, EXP_LO, TANH_ONE, TANH_TINY
+
+
+def _bits(x: float) -> int:
+    return struct.unpack("<Q", struct.pack("<d", x))[0]
+
+
+def _head(x: float, bits: int) -> float:
+    """x rounded to `bits` significant bits (toward zero)."""
+    m, e = math.frexp(x)
+    return math.ldexp(math.floor(m * (1 << bits)), e - bits)
+
+
+_LN2 = Fraction(6931471805599453094172321214581765680755, 10 ** 40)  # ln 2 to 40 digits
+LN2_HI = _head(float(_LN2), 32)
+LN2_LO = float(_LN2 - Fraction(LN2_HI))
+LOG2E = 1.0 / math.log(2.0)
+#: 1/k! for k = 0..13, each rounded once from the exact rational.
+INV_FACT = tuple(float(Fraction(1, math.factorial(k))) for k in range(14))
+#: the f32 rounding boundaries of exp's result (see the module's notes).
+TO_INF = math.ldexp(1.0, 128) - math.ldexp(1.0, 103)
+FLT_MIN = math.ldexp(1.0, -126)
+TO_FLT_MIN = FLT_MIN - math.ldexp(1.0, -150)
+HALF_LN2 = 0.34657359027997264
+
+
+def _d(x: float) -> str:
+    b = _bits(x)
+    return f"packDouble2x32(uvec2(0x{b & 0xFFFFFFFF:08X}u, 0x{b >> 32:08X}u))"
+
+
+def _horner(var: str, coeffs: tuple[float, ...]) -> str:
+    """fma-Horner over coeffs (highest degree first) as one GLSL expression."""
+    text = _d(coeffs[0])
+    for c in coeffs[1:]:
+        text = f"fma({text}, {var}, {_d(c)})"
+    return text
+
+
+#: GLSL helpers replacing ffmath's vyre_exp / vyre_tanh (merged by the lowering like ieee.FUSED).
+GLSL: dict[str, str] = {
+    # exp(r) for |r| <= ln2/2 + tiny, and (exp(r) - 1) / r: the two Taylor polynomials.
+    "vyre_exp64": f"""double vyre_exp64(double x) {{
+    double n = roundEven(x * {_d(LOG2E)});
+    double r = (x - n * {_d(LN2_HI)}) - n * {_d(LN2_LO)};
+    return ldexp({_horner("r", INV_FACT[::-1])}, int(n));
+}}""",
+    "vyre_expm1_64": f"""double vyre_expm1_64(double x) {{
+    if (x >= {_d(HALF_LN2)}) return vyre_exp64(x) - 1.0LF;
+    return x * {_horner("x", INV_FACT[1:][::-1])};
+}}""",
+    "vyre_exp": f"""float vyre_exp(float x) {{
+    if (vyre_isnan(x)) return x;
+    if (x >= {EXP_HI:.1f}) return uintBitsToFloat(0x7F800000u);
+    if (x <= {EXP_LO:.1f}) return 0.0;
+    double y = vyre_exp64(double(x));
+    if (y >= {_d(TO_INF)}) return uintBitsToFloat(0x7F800000u);
+    if (y < {_d(FLT_MIN)}) return y >= {_d(TO_FLT_MIN)} ? uintBitsToFloat(0x00800000u) : 0.0;
+    return float(y);
+}}""",
+    "vyre_tanh": f"""float vyre_tanh(float x) {{
+    uint b = floatBitsToUint(x);
+    if (vyre_isnan(x)) return x;
+    float ax = uintBitsToFloat(b & 0x7FFFFFFFu);
+    if (ax < {TANH_TINY!r}) return x;
+    float t = 1.0;
+    if (ax < {TANH_ONE!r}) {{
+        double m = vyre_expm1_64(2.0LF * double(ax));
+        t = float(m / (m + 2.0LF));
+    }}
+    return uintBitsToFloat(floatBitsToUint(t) | (b & 0x80000000u));
+}}""",
+}
