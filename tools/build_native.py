@@ -5,8 +5,8 @@ Neither installs from PyPI on a fresh Debian bookworm machine (kp fetches its
 dependencies from the network at build time; pyshaderc's bundled 2017 shaderc
 no longer builds), so both are built here from their official sdists with the
 patch series in patches/, against the system libraries that tools/bootstrap.sh
-installs. Wheels are cached in a wheelhouse keyed by everything that goes into
-them (sdist, patches, CMakeLists.txt, this script, the target Python), so a
+installs. Each wheel is cached in a wheelhouse folder keyed by everything that goes into
+it (its sdist and patches, CMakeLists.txt for kp, this script, the target Python), so a
 second run only checks hashes.
 
     python tools/build_native.py                     # for this interpreter
@@ -83,10 +83,12 @@ def default_wheelhouse() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "vyre-vk" / "wheelhouse"
 
 
-def cache_key(sdists: list[Path], py_tag: str) -> str:
+def cache_key(name: str, sdist: Path, py_tag: str) -> str:
+    """Everything that goes into package `name`'s wheel: a kp patch does not rebuild pyshaderc
+    (whose module digest keys the SPIR-V cache: a rebuild would empty it)."""
     h = hashlib.sha256(py_tag.encode())
-    inputs = [*sdists, ROOT / "CMakeLists.txt", Path(__file__).resolve(),
-              *sorted((ROOT / "patches").rglob("*.patch"))]
+    inputs = [sdist, Path(__file__).resolve(), *sorted((ROOT / "patches" / name).glob("*.patch")),
+              *([ROOT / "CMakeLists.txt"] if name == "kp" else [])]
     for path in inputs:
         h.update(path.name.encode())
         h.update(path.read_bytes())
@@ -164,10 +166,12 @@ def main(argv: list[str] | None = None) -> int:
     python = shutil.which(args.python) or args.python
     info = python_info(python)
     sdists = {name: fetch_sdist(name, args.wheelhouse / "sdist") for name in SDISTS}
-    out = args.wheelhouse / f"{info['tag']}-{cache_key(list(sdists.values()), info['tag'])}"
-    out.mkdir(parents=True, exist_ok=True)
-    kp_wheel = build_kp(sdists["kp"], python, info, out, args.build_dir)
-    shaderc_wheel = build_pyshaderc(sdists["pyshaderc"], python, info, out)
+    out = {name: args.wheelhouse / f"{info['tag']}-{name}-{cache_key(name, sdists[name], info['tag'])}"
+           for name in SDISTS}
+    for folder in out.values():
+        folder.mkdir(parents=True, exist_ok=True)
+    kp_wheel = build_kp(sdists["kp"], python, info, out["kp"], args.build_dir)
+    shaderc_wheel = build_pyshaderc(sdists["pyshaderc"], python, info, out["pyshaderc"])
     print(kp_wheel)
     print(shaderc_wheel)
     return 0

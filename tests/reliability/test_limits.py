@@ -67,11 +67,12 @@ def test_workgroup_over_device_limits(vk_device, monkeypatch):
     assert vk_device.compile(_copy(wg=(16, 4, 1))).run({"a": np.arange(4, dtype=np.uint32)})["out"].tolist() == [0, 1, 2, 3]
 
 
-def test_truncating_device_is_refused_unless_the_user_opts_in(monkeypatch):
+def test_truncating_device_is_refused_unless_the_user_opts_in(monkeypatch, tmp_path):
     truncated = LoopProbe(flat=65535, nested=65535)  # bookworm's lavapipe 22.3
     assert not truncated.passed and LoopProbe(LOOP_PROBE_N, LOOP_PROBE_OUTER * LOOP_PROBE_INNER).passed
     monkeypatch.setattr(Device, "loop_probe", lambda self: truncated)
     monkeypatch.setattr(device_module, "_probes", {})  # this process's earlier probe results
+    monkeypatch.setenv("VYRE_VK_CACHE_DIR", str(tmp_path))  # and the disk's
     with pytest.raises(DeviceError, match="truncates loops"):
         Device()
     dev = Device(allow_loop_limit=True)

@@ -65,6 +65,23 @@ def _table(name: str, words: tuple[int, ...]) -> str:
 
 C1, C2, C3, C4 = (_f(b) for b in EXP_LN2_64)
 
+
+def tanh_glsl(core: str) -> str:
+    """``vyre_tanh``: NaN, the tiny range (x), saturation (+-1) and the sign around ``core``,
+    GLSL that sets ``float t`` = tanh(ax) for 2^-12 <= ax < TANH_ONE (this module's and ffmath64's)."""
+    body = "\n".join("        " + line for line in core.strip("\n").splitlines())
+    return f"""float vyre_tanh(float x) {{
+    uint b = floatBitsToUint(x);
+    if (vyre_isnan(x)) return x;
+    float ax = uintBitsToFloat(b & 0x7FFFFFFFu);
+    if (ax < {TANH_TINY!r}) return x;
+    float t = 1.0;
+    if (ax < {TANH_ONE!r}) {{
+{body}
+    }}
+    return uintBitsToFloat(floatBitsToUint(t) | (b & 0x80000000u));
+}}"""
+
 #: GLSL helpers, merged into helpers.GLSL_HELPERS (each after what it calls).
 GLSL: dict[str, str] = {
     # Knuth's TwoSum: s + e == a + b exactly.
@@ -130,29 +147,21 @@ void vyre_exp_ff(float x, out float h, out float l, out int k) {{
     if (k < -126 || (k == -126 && f < 1.0)) return 0.0;  // subnormal: flushed, as canon() does
     return ldexp(f, k);
 }}""",
-    "vyre_tanh": f"""float vyre_tanh(float x) {{
-    uint b = floatBitsToUint(x);
-    if (vyre_isnan(x)) return x;
-    float ax = uintBitsToFloat(b & 0x7FFFFFFFu);
-    if (ax < {TANH_TINY!r}) return x;
-    float t = 1.0;
-    if (ax < {TANH_ONE!r}) {{
-        float h, l;
-        int k;
-        vyre_exp_ff(2.0 * ax, h, l, k);
-        float eh = ldexp(h, k), el = ldexp(l, k), nh, nl, dh, dl;
-        vyre_two_sum(eh, -1.0, nh, nl);
-        vyre_two_sum(eh, 1.0, dh, dl);
-        precise float nl2 = nl + el;
-        precise float dl2 = dl + el;
-        // (nh + nl2) / (dh + dl2): a first quotient, then the exact residual's correction
-        precise float q1 = nh / dh;
-        float p, pe;
-        vyre_two_prod(q1, dh, p, pe);
-        precise float q2 = ((((nh - p) - pe) + nl2) - q1 * dl2) / dh;
-        precise float q = q1 + q2;
-        t = q;
-    }}
-    return uintBitsToFloat(floatBitsToUint(t) | (b & 0x80000000u));
-}}""",
+    "vyre_tanh": tanh_glsl("""
+float h, l;
+int k;
+vyre_exp_ff(2.0 * ax, h, l, k);
+float eh = ldexp(h, k), el = ldexp(l, k), nh, nl, dh, dl;
+vyre_two_sum(eh, -1.0, nh, nl);
+vyre_two_sum(eh, 1.0, dh, dl);
+precise float nl2 = nl + el;
+precise float dl2 = dl + el;
+// (nh + nl2) / (dh + dl2): a first quotient, then the exact residual's correction
+precise float q1 = nh / dh;
+float p, pe;
+vyre_two_prod(q1, dh, p, pe);
+precise float q2 = ((((nh - p) - pe) + nl2) - q1 * dl2) / dh;
+precise float q = q1 + q2;
+t = q;
+"""),
 }

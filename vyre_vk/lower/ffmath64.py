@@ -27,7 +27,7 @@ import math
 import struct
 from fractions import Fraction
 
-from .ffmath import EXP_HI, EXP_LO, TANH_ONE, TANH_TINY
+from .ffmath import EXP_HI, EXP_LO, tanh_glsl
 
 
 def _bits(x: float) -> int:
@@ -87,16 +87,8 @@ GLSL: dict[str, str] = {
     if (y < {_d(FLT_MIN)}) return y >= {_d(TO_FLT_MIN)} ? uintBitsToFloat(0x00800000u) : 0.0;
     return float(y);
 }}""",
-    "vyre_tanh": f"""float vyre_tanh(float x) {{
-    uint b = floatBitsToUint(x);
-    if (vyre_isnan(x)) return x;
-    float ax = uintBitsToFloat(b & 0x7FFFFFFFu);
-    if (ax < {TANH_TINY!r}) return x;
-    float t = 1.0;
-    if (ax < {TANH_ONE!r}) {{
-        double m = vyre_expm1_64(2.0LF * double(ax));
-        t = float(m / (m + 2.0LF));
-    }}
-    return uintBitsToFloat(floatBitsToUint(t) | (b & 0x80000000u));
-}}""",
+    "vyre_tanh": tanh_glsl("""
+double m = vyre_expm1_64(2.0LF * double(ax));
+t = float(m / (m + 2.0LF));
+"""),
 }

@@ -21,7 +21,7 @@ import numpy as np
 
 from vyre_vk import spirv
 from vyre_vk.runtime import kp_bridge
-from vyre_vk.runtime.probes import float64_probe, fma_probe
+from vyre_vk.runtime.probes import Float64Probe, FmaProbe, cached, division_spirv, float64_probe, float64_spirv, fma_probe
 from vyre_vk.compile.stage import DeviceLimits, ProgramCompileError  # noqa: F401 (re-exported)
 from vyre_vk.opt.dispatch import device_class
 
@@ -54,6 +54,11 @@ void main() {
 
 class DeviceError(EnvironmentProblem, RuntimeError):
     """The device cannot be opened, or failed a correctness probe."""
+
+
+def loop_probe_spirv() -> bytes:
+    """SPIR-V of the loop-count probe (from the compile cache after the first call)."""
+    return spirv.compile_glsl(_LOOP_PROBE_GLSL, name="vyre-vk-loop-probe.comp")
 
 
 @dataclass(frozen=True)
@@ -193,11 +198,15 @@ class Device:
         self.device_class = device_class(self.name)
         kp_bridge.set_spin_wait(self.name)
         _open_devices.add(self)
-        # a device computes the same all process long: each probe runs once per device and process
-        self.probe = self._probe("loop", lambda mgr: self.loop_probe())
-        self.fma = self._probe("fma", fma_probe) if fused_fma_wanted() else None
-        self.float64 = self._probe("float64", lambda mgr: float64_probe(
-            mgr, bool(self.properties.get("shader_float64")))) if float64_wanted() else None
+        # A driver build computes the same every time: each probe runs once per device and process,
+        # and its result is kept on disk for the next process (probes.cached).
+        self.probe = self._probe("loop", loop_probe_spirv, LoopProbe, lambda: self.loop_probe())
+        self.fma = self._probe("fma", division_spirv, FmaProbe, lambda: fma_probe(self._mgr)) \
+            if fused_fma_wanted() else None
+        self.float64 = None
+        if float64_wanted():
+            self.float64 = self._probe("float64", float64_spirv, Float64Probe, lambda: float64_probe(self._mgr, True)) \
+                if self.properties.get("shader_float64") else Float64Probe(0, 0)
         self.limits = replace(DeviceLimits.from_properties(self.properties, self.name),
                               fused_fma=self.fma is not None and self.fma.passed,
                               float64=self.float64 is not None and self.float64.passed)
@@ -209,10 +218,10 @@ class Device:
                 "(tools/bootstrap.sh), pick another device with VYRE_VK_DEVICE, or pass "
                 "allow_loop_limit=True to accept truncated loops.")
 
-    def _probe(self, kind: str, run):
+    def _probe(self, kind: str, shader, cls, run):
         key = (kind, self.index, self.name)
         if key not in _probes:
-            _probes[key] = run(self._mgr)
+            _probes[key] = cached(self.properties, kind, shader(), cls, run)
         return _probes[key]
 
     @property
@@ -233,7 +242,7 @@ class Device:
 
     def loop_probe(self) -> LoopProbe:
         """Dispatch the loop-count probe and report what it counted."""
-        words = spirv.compile_glsl(_LOOP_PROBE_GLSL, name="vyre-vk-loop-probe.comp")
+        words = loop_probe_spirv()
         bounds = np.array([LOOP_PROBE_N, LOOP_PROBE_OUTER, LOOP_PROBE_INNER], dtype=np.uint32)
         with self.lock:
             mgr = self.manager

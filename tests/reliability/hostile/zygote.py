@@ -24,9 +24,11 @@ def _preload() -> None:
     import vyre_vk.ops  # noqa: F401
     import vyre_vk.reference  # noqa: F401
     import vyre_vk.runtime  # noqa: F401
-    from vyre_vk.runtime.probes import division_spirv
+    from vyre_vk.runtime.device import loop_probe_spirv
+    from vyre_vk.runtime.probes import division_spirv, float64_spirv
 
-    division_spirv()  # the fma probe's shader (lowering + cached SPIR-V, no Vulkan): ~50 ms a child otherwise
+    # the probes' shaders (lowering + cached SPIR-V, no Vulkan; they key the probe cache): ~50 ms a child otherwise
+    division_spirv(), float64_spirv(), loop_probe_spirv()
     from . import worker  # noqa: F401
     from .registry import OPT_IN, load
     load()  # every case module, so a child imports nothing
