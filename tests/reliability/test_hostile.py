@@ -1,5 +1,6 @@
 """Issue 13's acceptance suite: every hostile case (tests/reliability/hostile) in its own
-process, two at a time, with a SPIR-V cache folder of this run's own; zero failures allowed.
+process, two at a time, compiling through the user's SPIR-V cache (cases that tamper with a
+cache get folders of this run's own); zero failures allowed.
 
 The outcome table (counts per category x outcome, one line per failing case with its stderr
 tail) is printed to the terminal even without -s, written to ``hostile-report.txt`` in the

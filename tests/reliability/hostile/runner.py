@@ -3,8 +3,11 @@
 Workers are forked from a fork server (zygote.py) that imported vyre_vk once; ``fork_server=False``
 (``--fresh``) starts a new interpreter per case instead, the slow way with the same outcomes.
 
-Every worker gets ``VYRE_VK_CACHE_DIR`` under this run's folder (cases that poison the cache
-never touch the user's) and a process group of its own (a hang is killed with everything it
+Every worker compiles through the user's SPIR-V cache (``VYRE_VK_CACHE_DIR`` as this process
+sees it: a case's programs compile once per machine, not once per run), while every case that
+tampers with a cache, caps it or measures it makes its own folder under this run's
+(``VYRE_VK_CACHE_DIR_ROOT``, common.case_cache_dir), so the user's is never poisoned; and each
+worker has a process group of its own (a hang is killed with everything it
 forked, after a SIGUSR1 that makes the worker's faulthandler print where it is stuck).
 """
 from __future__ import annotations
@@ -98,9 +101,12 @@ def judge(case: Case, rc: Optional[int], stdout: str, stderr: str, timed_out: bo
 
 
 def _env(cache_root: Path) -> dict:
-    # The user's vyre-vk settings (budgets, caps, caches) would change outcomes; the device choice stays.
+    from vyre_vk.spirv_cache import cache_dir
+
+    # The user's vyre-vk settings (budgets, caps) would change outcomes; the device choice and
+    # the compile cache's location stay (its entries are checked against their digests on read).
     env = {k: v for k, v in os.environ.items() if not k.startswith("VYRE_VK_") or k == "VYRE_VK_DEVICE"}
-    env.update(VYRE_VK_CACHE_DIR=str(cache_root), VYRE_VK_CACHE_DIR_ROOT=str(cache_root),
+    env.update(VYRE_VK_CACHE_DIR=str(cache_dir()), VYRE_VK_CACHE_DIR_ROOT=str(cache_root),
                HOSTILE_TMP=str(cache_root.parent / "scratch"), PYTHONUNBUFFERED="1")
     return env
 

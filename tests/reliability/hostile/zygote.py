@@ -3,7 +3,7 @@
 Starting a fresh interpreter and importing numpy, kp and vyre_vk costs ~0.4 CPU-s; a case
 itself usually costs less. The zygote pays the imports once and forks a child per case: the
 child is as fresh as a new process for everything a case can touch (no device is ever opened
-here, the environment is the runner's, the SPIR-V cache has never been read), runs
+here, the environment is the runner's, no cache has been read in it), runs
 ``worker.main([CASE_ID])`` with stdout/stderr in files, and exits.
 
 Protocol on stdin/stdout, one line each way per step::
