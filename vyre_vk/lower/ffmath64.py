@@ -15,7 +15,9 @@ below FLT_MIN it is FLT_MIN from FLT_MIN - 2^-150 (the tie rounds to the even FL
 below (subnormals flush, as canon() does).
 
 tanh(|x|) = m / (m + 2) with m = expm1(2|x|): r*q(r) (q the same series over (k+1)!, no
-cancellation) below ln2/2, exp - 1 above (|error| < 2^-51 * e / (e - 1) < 2^-49).
+cancellation) below ln2/2, exp - 1 above (|error| < 2^-51 * e / (e - 1) < 2^-49). The quotient is
+m times a reciprocal from an f32 seed and two Newton steps in double (error ~2^-50): GPUs divide
+doubles in a long subroutine, and Vulkan does not require the division to be correctly rounded.
 
 Which devices take this path is decided by ``lower(..., float64=True)``'s caller:
 vyre_vk.runtime.probes checks these very helpers against the reference at device open.
@@ -89,6 +91,10 @@ GLSL: dict[str, str] = {
 }}""",
     "vyre_tanh": tanh_glsl("""
 double m = vyre_expm1_64(2.0LF * double(ax));
-t = float(m / (m + 2.0LF));
+double d = m + 2.0LF;
+double y = double(1.0 / float(d));  // ~2^-21; two Newton steps: ~2^-42, then double's own rounding
+y = fma(y, fma(-d, y, 1.0LF), y);
+y = fma(y, fma(-d, y, 1.0LF), y);
+t = float(m * y);
 """),
 }
