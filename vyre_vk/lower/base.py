@@ -47,7 +47,7 @@ def unwrap(code: str) -> str:
     return code[1:-1]
 
 
-def helper_calls(text: str, known: Mapping[str, str] = GLSL_HELPERS) -> list[str]:
+def helper_calls(text: str, known: Mapping[str, str]) -> list[str]:
     """The helper functions (names in `known`) that GLSL `text` calls, in order of appearance."""
     return [m for m in _HELPER_CALL.findall(text) if m in known]
 

@@ -204,9 +204,9 @@ class Device:
         self.fma = self._probe("fma", division_spirv, FmaProbe, lambda: fma_probe(self._mgr)) \
             if fused_fma_wanted() else None
         self.float64 = None
-        if float64_wanted():
-            self.float64 = self._probe("float64", float64_spirv, Float64Probe, lambda: float64_probe(self._mgr, True)) \
-                if self.properties.get("shader_float64") else Float64Probe(0, 0)
+        if float64_wanted():  # without shaderFloat64 there is nothing to probe
+            self.float64 = Float64Probe(0, 0) if not self.properties.get("shader_float64") else \
+                self._probe("float64", float64_spirv, Float64Probe, lambda: float64_probe(self._mgr))
         self.limits = replace(DeviceLimits.from_properties(self.properties, self.name),
                               fused_fma=self.fma is not None and self.fma.passed,
                               float64=self.float64 is not None and self.float64.passed)

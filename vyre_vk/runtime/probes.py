@@ -220,10 +220,8 @@ def float64_spirv() -> bytes:
     return spirv.compile_glsl(low.glsl, name="vyre-vk-float64-probe.comp", target_env=low.target_env)
 
 
-def float64_probe(mgr: "kp.Manager", has_float64: bool) -> Float64Probe:
-    """Run the float64 probe on ``mgr``'s device when it reports shaderFloat64."""
-    if not has_float64:
-        return Float64Probe(0, 0)
+def float64_probe(mgr: "kp.Manager") -> Float64Probe:
+    """Run the float64 probe on ``mgr``'s device (which must report shaderFloat64)."""
     from vyre_vk import reference
 
     a = float64_cases()
