@@ -34,7 +34,7 @@ def test_f32_literals_round_trip_bit_exactly():
     assert q == p
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs())
 def test_hypothesis_programs_round_trip(p):
     text = p.to_json()
