@@ -172,6 +172,11 @@ class Module:
                     f"{self.folder} was emitted for a device with shaderFloat64 (exp and tanh in double), and "
                     f"{name} does not report it. Fix: emit again with --float64 off (or run it through "
                     "vyre_vk.run, which probes the device).")
+            if self.manifest["options"]["limits"].get("storage_8bit") and not props.get("storage_buffer_8bit"):
+                raise ManifestError(
+                    f"{self.folder} was emitted for a device with 8-bit storage (byte stores a byte at a time), and "
+                    f"{name} does not report it. Fix: emit again with --storage-8bit off (or run it through "
+                    "vyre_vk.run, which reads the device's features).")
             if self.manifest.get("fma_probe"):
                 self._check_fma(name)
             self._device_checked = True

@@ -333,7 +333,8 @@ def _parse_sizes(specs: Sequence[str]) -> dict[str, int]:
 
 
 def _emit(args: argparse.Namespace) -> int:
-    from vyre_vk.compile import FLOAT64_BY_CLASS, FUSED_FMA_BY_CLASS, DeviceLimits, Options, compile_program
+    from vyre_vk.compile import (FLOAT64_BY_CLASS, FUSED_FMA_BY_CLASS, STORAGE_8BIT_BY_CLASS, DeviceLimits, Options,
+                                 compile_program)
     from vyre_vk.emit import emit
 
     stem = check_stem(args.name) if args.name is not None else None  # refused before any work
@@ -342,7 +343,8 @@ def _emit(args: argparse.Namespace) -> int:
     check_sizes(program, sizes)
     fused = FUSED_FMA_BY_CLASS[args.device_class] if args.fma is None else args.fma == "fused"
     float64 = FLOAT64_BY_CLASS[args.device_class] if args.float64 is None else args.float64 == "on"
-    limits = replace(DeviceLimits(), fused_fma=fused, float64=float64)
+    byte8 = STORAGE_8BIT_BY_CLASS[args.device_class] if args.storage_8bit is None else args.storage_8bit == "on"
+    limits = replace(DeviceLimits(), fused_fma=fused, float64=float64, storage_8bit=byte8)
     compiled = compile_program(program, Options(passes=not args.as_written, device_class=args.device_class,
                                                 limits=limits))
     if args.explain:
@@ -415,6 +417,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--float64", choices=("on", "off"), default=None,
                    help="exp and tanh in double, for a target with shaderFloat64 (the runner refuses one "
                         "without); default: on for nvidia, amd and llvmpipe, else off")
+    p.add_argument("--storage-8bit", choices=("on", "off"), default=None,
+                   help="byte buffers stored a byte at a time, for a target with storageBuffer8BitAccess (the "
+                        "runner refuses one without); default: on for every class but default")
     p.set_defaults(fn=_emit)
     p = sub.add_parser("shaders", help="regenerate shaders/<op>/ (emit's output) for every registered op", **fmt)
     p.add_argument("--check", action="store_true", help="only report drift (exit 1 if any)")

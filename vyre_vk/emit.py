@@ -182,7 +182,8 @@ def build_manifest(compiled: "Compiled", stem: str, sizes: Optional[Mapping[str,
                                "workgroup_invocations": opts.limits.workgroup_invocations,
                                "workgroup_size": list(opts.limits.workgroup_size),
                                "storage_buffer_bytes": opts.limits.storage_buffer_bytes,
-                               "fused_fma": opts.limits.fused_fma, "float64": opts.limits.float64}},
+                               "fused_fma": opts.limits.fused_fma, "float64": opts.limits.float64,
+                               "storage_8bit": opts.limits.storage_8bit}},
         # shaders that rely on a fused fma() carry the probe the runner checks a device with
         "fma_probe": {"spirv": f"{stem}.fma_probe.spv", "cases": f"{stem}.fma_probe.f32", "count": PROBE_CASES,
                       "local_size": PROBE_LOCAL_SIZE, "layout": "a, b, then a / b correctly rounded: count f32 each"}

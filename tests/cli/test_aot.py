@@ -217,3 +217,11 @@ def test_float64_folders_run_where_the_device_has_it_and_are_refused_elsewhere(t
     assert "double" not in (tmp_path / man["stages"][0]["comp"]).read_text()
     with aot.load(tmp_path, manager=_NoFloat64(vk_device.manager)) as mod:
         np.testing.assert_array_equal(mod.run({"input": x})["output"].view(np.uint32), want)
+
+
+@pytest.mark.parametrize("flags,want", [([], True), (["--storage-8bit", "off"], False), (["--device-class", "default"], False),
+                                        (["--device-class", "default", "--storage-8bit", "on"], True)])
+def test_emit_storage_8bit_flag_reaches_the_manifest(tmp_path, flags, want):
+    args = ["--device-class", "llvmpipe", *flags] if "--device-class" not in flags else flags
+    assert main(["emit", "vyre-libs::nn::silu", "-o", str(tmp_path), *args]) == 0
+    assert json.loads((tmp_path / "manifest.json").read_text())["options"]["limits"]["storage_8bit"] is want

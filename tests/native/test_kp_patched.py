@@ -38,6 +38,22 @@ void main() { double t = double(o[0]) / 3.0LF; o[1] = float((t - 0.3333333432674
     assert out[0] == np.float32(1 / 3) and out[1] == np.float32((1 / 3 - float(np.float32(1 / 3))) * 1e8)
 
 
+def test_8bit_storage_is_enabled_and_reported(device):
+    """Patch 0010: lavapipe has storageBuffer8BitAccess, so the device is created with it and says so;
+    a shader then stores single bytes of a storage buffer, and the neighbouring bytes keep theirs."""
+    assert device.manager.get_device_properties()["storage_buffer_8bit"] is True
+    glsl = """#version 450
+#extension GL_EXT_shader_8bit_storage : require
+layout(local_size_x = 8) in;
+layout(std430, binding = 0) buffer O { uint8_t o[]; };
+void main() { uint i = gl_LocalInvocationID.x; if (i % 3u != 0u) o[i] = uint8_t(uint(o[i]) + 200u); }
+"""
+    t = kp_bridge.tensor(device.manager, np.array([0x04030201, 0x08070605], np.uint32))
+    (out,) = run_once(device.manager, [t], spirv.compile_glsl(glsl), (1, 1, 1), [t])
+    want = np.array([b if i % 3 == 0 else (b + 200) & 0xFF for i, b in enumerate(range(1, 9))], np.uint8)
+    assert out.view(np.uint8).tolist() == want.tolist()
+
+
 def test_numpy_2_works_with_kp(device):
     assert int(np.__version__.split(".")[0]) >= 2
     t = kp_bridge.tensor(device.manager, np.arange(5, dtype=np.int32))

@@ -6,24 +6,49 @@ with a NumPy oracle written from the semantics: a byte buffer is indexed by byte
 byte zero-extended (I8: sign-extended) and 0 past the bound length (the padding bytes of the last
 word included), a store past it is dropped, BufLen is the byte count, narrowing casts keep the low
 byte. Byte stores from many invocations into shared words must all land (vyre's own GPU store is a
-plain read-modify-write of the word, which loses bytes there).
+plain read-modify-write of the word, which loses bytes there). The tests of loads and stores run on
+both store paths (``byte_device``): ``uint8_t`` arrays where the device has 8-bit storage (lavapipe and
+the H200 do) and compare-and-swap on words (``VYRE_VK_8BIT=off``, and every device without it).
 """
 from __future__ import annotations
 
 import json
+import os
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from vyre_vk import reference
+from vyre_vk.compile import DeviceLimits
 from vyre_vk.errors import InputError
 from vyre_vk.ir import (BufferDecl, DataType, Expr, Node, Program, ValidationError, validate, wrap_anonymous)
 from vyre_vk.ir.validate import TypeMismatch
-from vyre_vk.runtime import kp_bridge
+from vyre_vk.runtime import Device, kp_bridge
 
 U8, I8, U32, I32, F32, BOOL = DataType.U8, DataType.I8, DataType.U32, DataType.I32, DataType.F32, DataType.Bool
 v, u = Expr.var, Expr.u32
 MODES = (False, True)  # Device.compile(optimize=...)
+
+
+@pytest.fixture(scope="module", params=["8bit", "cas"])
+def byte_device(request, vk_device):
+    """vk_device (byte stores as single uint8_t stores where it has 8-bit storage), then a device on
+    the same index whose byte stores are compare-and-swap loops on words (VYRE_VK_8BIT=off)."""
+    if request.param == "8bit":
+        if not vk_device.limits.storage_8bit:
+            pytest.skip(f"{vk_device.name} has no storageBuffer8BitAccess")
+        yield vk_device
+        return
+    old = os.environ.get("VYRE_VK_8BIT")
+    os.environ["VYRE_VK_8BIT"] = "off"
+    try:
+        dev = Device(vk_device.index)
+    finally:
+        os.environ.pop("VYRE_VK_8BIT") if old is None else os.environ.__setitem__("VYRE_VK_8BIT", old)
+    assert not dev.limits.storage_8bit
+    yield dev
+    dev.close()
 
 
 def _same(got: dict, want: dict) -> None:
@@ -66,7 +91,7 @@ COPY = _prog(
 
 
 @pytest.mark.parametrize("n_a,n_o,n_w", [(1, 1, 4), (5, 7, 9), (13, 6, 17), (8, 8, 8), (3, 1030, 12), (6, 2, 8)])
-def test_loads_stores_buflen_at_odd_lengths(vk_device, n_a, n_o, n_w):
+def test_loads_stores_buflen_at_odd_lengths(byte_device, n_a, n_o, n_w):
     rng = np.random.default_rng(n_a * 1000 + n_o)
     a = rng.integers(0, 256, n_a).astype(np.uint8)
     o = rng.integers(0, 256, n_o).astype(np.uint8)
@@ -74,7 +99,7 @@ def test_loads_stores_buflen_at_odd_lengths(vk_device, n_a, n_o, n_w):
     want_o = np.array([(_ext(a, i) + 37 * i) & 0xFF for i in range(n_o)], np.uint8)
     want_w = np.array([_ext(a, i) for i in range(n_w)], np.uint32)
     want_s = np.array([_ext(a, i) - 256 * (_ext(a, i) >= 128) for i in range(n_w)], np.int32)
-    run_all(vk_device, COPY, {"a": a, "o": o, "wide": wide, "swide": swide},
+    run_all(byte_device, COPY, {"a": a, "o": o, "wide": wide, "swide": swide},
             {"o": want_o, "wide": want_w, "swide": want_s, "lens": np.array([n_a, n_o, n_w], np.uint32)})
 
 
@@ -86,17 +111,17 @@ SCATTER = _prog(
 
 
 @pytest.mark.parametrize("n,k", [(4099, 1), (4099, 1031), (1030, 7), (3, 2)])
-def test_byte_stores_from_many_invocations_into_shared_words_are_exact(vk_device, n, k):
+def test_byte_stores_from_many_invocations_into_shared_words_are_exact(byte_device, n, k):
     # invocation i writes byte (i*k) % n (a permutation: gcd(k, n) = 1): with k = 1 four neighbours
     # share each word, with k = 1031 a word's bytes come from four different workgroups
     o = np.full(n, 0xA5, np.uint8)
     want = np.zeros(n, np.uint8)
     want[(np.arange(n) * k) % n] = np.arange(n) & 0xFF
     for _ in range(2):  # a lost byte shows up as 0xA5
-        run_all(vk_device, SCATTER, {"k": np.array([k], np.uint32), "o": o}, {"o": want})
+        run_all(byte_device, SCATTER, {"k": np.array([k], np.uint32), "o": o}, {"o": want})
 
 
-def test_stores_keep_the_other_bytes_of_a_word(vk_device):
+def test_stores_keep_the_other_bytes_of_a_word(byte_device):
     # only even bytes are stored: the odd ones (same words) keep the uploaded values exactly
     p = _prog([BufferDecl.read_write("o", 0, U8)],
               [Node.let_bind("i", Expr.mul(Expr.gid_x(), u(2))),
@@ -104,7 +129,7 @@ def test_stores_keep_the_other_bytes_of_a_word(vk_device):
     o = np.arange(11, dtype=np.uint8) + 100
     want = o.copy()
     want[::2] = 0xFF
-    run_all(vk_device, p, {"o": o}, {"o": want})
+    run_all(byte_device, p, {"o": o}, {"o": want})
 
 
 OOB = _prog(
@@ -118,7 +143,7 @@ OOB = _prog(
 
 
 @pytest.mark.parametrize("n", [1, 5, 6, 7, 8])
-def test_out_of_bounds_bytes_read_zero_and_stores_there_are_dropped(vk_device, n):
+def test_out_of_bounds_bytes_read_zero_and_stores_there_are_dropped(byte_device, n):
     # the padding bytes of the last word (n..) are out of bounds too: a store there is dropped and
     # a later load of it (same invocation) still reads 0
     idx = np.array([0, n - 1, n, n + 1, n + 2, n + 3, 0xFFFFFFFF, 0x7FFFFFFF, n - 1], np.uint32)
@@ -128,7 +153,7 @@ def test_out_of_bounds_bytes_read_zero_and_stores_there_are_dropped(vk_device, n
         if i < n:
             want_o[i] = (j + 0xF1) & 0xFF
     back = np.array([_ext(want_o, int(i)) for i in idx], np.uint32)
-    run_all(vk_device, OOB, {"idx": idx, "o": o, "back": np.zeros(idx.size, np.uint32)}, {"o": want_o, "back": back})
+    run_all(byte_device, OOB, {"idx": idx, "o": o, "back": np.zeros(idx.size, np.uint32)}, {"o": want_o, "back": back})
 
 
 # ----------------------------------------------------------------------------- I8, casts
@@ -167,7 +192,7 @@ def _casts_program() -> Program:
 CASTS = _casts_program()
 
 
-def test_i8_loads_sign_extend_and_every_byte_cast_matches_the_oracle(vk_device):
+def test_i8_loads_sign_extend_and_every_byte_cast_matches_the_oracle(byte_device):
     n = 7
     a = np.array([0, 1, 127, 128, 200, 255, 77], np.uint8)
     b = a.view(np.int8).copy()
@@ -188,7 +213,7 @@ def test_i8_loads_sign_extend_and_every_byte_cast_matches_the_oracle(vk_device):
             want[out] = np.array([(x & 0xFF) if dst is U8 else _wrap8(x) for x in vals], dst.numpy)
     inputs["sel"] = np.zeros(n, np.uint32)
     want["sel"] = np.array([(int(b[i]) if i % 2 else _wrap8(200)) & 0xFFFFFFFF for i in range(n)], np.uint32)
-    run_all(vk_device, CASTS, inputs, want)
+    run_all(byte_device, CASTS, inputs, want)
 
 
 # ----------------------------------------------------------------------------- workgroup memory
@@ -300,6 +325,31 @@ def test_emit_manifest_and_aot_run_a_byte_program(vk_device, tmp_path):
     inputs = {"a": a, "o": o, "wide": np.zeros(7, np.uint32), "swide": np.zeros(7, np.int32)}
     with aot.load(tmp_path, manager=vk_device.manager) as mod:
         _same(mod.run(inputs), reference.run(COPY, inputs))
+    # stores a byte at a time: the manifest says so, and a device without 8-bit storage is refused
+    limits = replace(DeviceLimits(), storage_8bit=True)
+    emit_program(COPY, "copy8", tmp_path / "b8", options=Options(passes=False, limits=limits))
+    m = json.loads((tmp_path / "b8" / "manifest.json").read_text())
+    assert m["options"]["limits"]["storage_8bit"] is True
+    assert "uint8_t b_o[]" in (tmp_path / "b8" / m["stages"][0]["comp"]).read_text()
+    if vk_device.limits.storage_8bit:
+        with aot.load(tmp_path / "b8", manager=vk_device.manager) as mod:
+            _same(mod.run(inputs), reference.run(COPY, inputs))
+    mod = aot.load(tmp_path / "b8", manager=_No8bit(vk_device.manager))
+    with pytest.raises(aot.ManifestError, match="8-bit storage.*Fix: emit again with --storage-8bit off"):
+        mod.run(inputs)
+
+
+class _No8bit:
+    """A kp.Manager whose device does not report storageBuffer8BitAccess (everything else passes through)."""
+
+    def __init__(self, mgr):
+        self._mgr = mgr
+
+    def get_device_properties(self):
+        return {**self._mgr.get_device_properties(), "storage_buffer_8bit": False}
+
+    def __getattr__(self, name):
+        return getattr(self._mgr, name)
 
 
 @pytest.mark.parametrize("obj", ["vyre_vk.lower.bytes", "vyre_vk.runtime.kp_bridge.packed_words",
@@ -359,7 +409,7 @@ def test_byte_programs_round_trip_through_json():
         assert [b.element for b in q.buffers] == [b.element for b in p.buffers]
 
 
-def test_loads_proven_in_bounds_skip_the_clamp_for_bytes_too(vk_device):
+def test_loads_proven_in_bounds_skip_the_clamp_for_bytes_too(byte_device):
     # j < 5 = the declared count: the lowering reads through vk_ldn_* (no clamp, no length)
     p = _prog([BufferDecl.read("b", 0, I8).with_count(5), BufferDecl.read("a", 1, U8).with_count(6),
                BufferDecl.output("out", 2, I32).with_count(5)],
@@ -372,4 +422,18 @@ def test_loads_proven_in_bounds_skip_the_clamp_for_bytes_too(vk_device):
     assert "vk_ldn_b(" in glsl and "vk_ldn_a(" in glsl
     b = np.array([-128, -1, 0, 1, 127, 99], np.int8)  # one more than declared: ignored
     a = np.array([0, 255, 128, 7, 1, 200], np.uint8)
-    run_all(vk_device, p, {"b": b, "a": a}, {"out": np.array([int(b[j]) + int(a[j + 1]) for j in range(5)], np.int32)})
+    run_all(byte_device, p, {"b": b, "a": a}, {"out": np.array([int(b[j]) + int(a[j + 1]) for j in range(5)], np.int32)})
+
+
+def test_each_store_path_is_the_one_lowered(byte_device):
+    glsl = byte_device.compile(SCATTER, optimize=False).compiled.stages[0].glsl
+    native = byte_device.limits.storage_8bit
+    assert ("uint8_t b_o[]" in glsl) is native and ("atomicCompSwap" in glsl) is not native
+    assert ("#extension GL_EXT_shader_8bit_storage : require" in glsl) is native
+
+
+def test_8bit_storage_follows_what_kp_enabled(vk_device, monkeypatch):
+    assert vk_device.limits.storage_8bit is bool(vk_device.properties.get("storage_buffer_8bit"))
+    monkeypatch.setenv("VYRE_VK_8BIT", "sometimes")
+    with pytest.raises(Exception, match="VYRE_VK_8BIT='sometimes' is not 'on' or 'off'. Fix:"):
+        Device(vk_device.index)

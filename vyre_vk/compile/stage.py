@@ -63,7 +63,9 @@ class DeviceLimits:
     raised to what every desktop driver reports (lavapipe's 32 KiB shared memory).
     ``fused_fma``: the device's fma() rounds once (vyre_vk.runtime.probes checks it when a
     device opens), so the lowering may use exact fma-based fast paths. ``float64``: shaders may
-    use double (shaderFloat64 is enabled and its probe passed), so exp and tanh take ffmath64's path."""
+    use double (shaderFloat64 is enabled and its probe passed), so exp and tanh take ffmath64's path.
+    ``storage_8bit``: storageBuffer8BitAccess is enabled (kp patch 0010), so byte buffers are stored
+    a byte at a time instead of by compare-and-swap on their words."""
     shared_memory_bytes: int = 32768
     workgroup_invocations: int = 1024
     workgroup_size: tuple[int, int, int] = (1024, 1024, 64)
@@ -71,13 +73,15 @@ class DeviceLimits:
     storage_buffer_bytes: int = 2**31 - 1
     fused_fma: bool = False
     float64: bool = False
+    storage_8bit: bool = False
 
     @classmethod
     def from_properties(cls, props: Mapping, name: str = "") -> "DeviceLimits":
         return cls(int(props.get("max_compute_shared_memory_size", cls.shared_memory_bytes)),
                    int(props["max_work_group_invocations"]), tuple(int(v) for v in props["max_work_group_size"]),
                    name or str(props.get("device_name", "")),
-                   min(cls.storage_buffer_bytes, int(props.get("max_storage_buffer_range", cls.storage_buffer_bytes))))
+                   min(cls.storage_buffer_bytes, int(props.get("max_storage_buffer_range", cls.storage_buffer_bytes))),
+                   storage_8bit=bool(props.get("storage_buffer_8bit", False)))
 
 
 def shared_bytes(program: "Program", lowered: Optional["Lowered"] = None) -> int:
@@ -126,7 +130,8 @@ def compile_stage(program: "Program", limits: DeviceLimits = DeviceLimits(), *,
         validate_program(program)
     check_limits(program, limits)
     lowered = lower(program, check=False, fused_fma=limits.fused_fma,  # validated just above, or by the caller
-                    latency_bound=latency_bound(program, device_class), float64=limits.float64)
+                    latency_bound=latency_bound(program, device_class), float64=limits.float64,
+                    storage_8bit=limits.storage_8bit)
     check_limits(program, limits, lowered)
     try:
         words = spirv.compile_glsl(lowered.glsl, name=f"{op_name(program)}.comp", target_env=lowered.target_env)

@@ -69,8 +69,9 @@ class LowererBase:
     """State of one program's lowering; the layers above add expressions, statements, assembly."""
 
     def __init__(self, program: Program, fused_fma: bool = False, latency_bound: bool = False,
-                 float64: bool = False):
+                 float64: bool = False, storage_8bit: bool = False):
         self.p = program
+        self.storage_8bit = storage_8bit  # storage byte buffers as uint8_t arrays (bytes.py)
         # the helper sources: FUSED's fast paths where the device's fma() is fused (ieee.py), the
         # branch-free f32 helpers for a latency-bound stage (helpers.BRANCHLESS), exp and tanh in
         # double where the device has it (ffmath64.py)

@@ -101,7 +101,7 @@ class ExprLowerer(LowererBase):
         if d.is_workgroup:
             return u32_literal(d.count), U32
         if d.element.is_byte:  # the byte count, not the words (bytes.py)
-            return byte_len_expr(self.names.buf(d.name), self.stem[d.name]), U32
+            return byte_len_expr(self.names.buf(d.name), self.stem[d.name], self.storage_8bit), U32
         return f"uint({self.names.buf(d.name)}.length())", U32
 
     def atomic(self, e: E.Atomic, path: str) -> Code:

@@ -136,8 +136,9 @@ def default_index() -> int:
 _probes: dict = {}  # (probe, index, device name) -> its result, this process's
 
 #: ``VYRE_VK_FMA=unfused`` skips the fma probe and keeps the integer division (A/B timing);
-#: ``VYRE_VK_FLOAT64=off`` skips the float64 probe and keeps exp and tanh in float-float.
-FMA_ENV, FLOAT64_ENV = "VYRE_VK_FMA", "VYRE_VK_FLOAT64"
+#: ``VYRE_VK_FLOAT64=off`` skips the float64 probe and keeps exp and tanh in float-float;
+#: ``VYRE_VK_8BIT=off`` keeps byte stores as compare-and-swap on words where the device has 8-bit storage.
+FMA_ENV, FLOAT64_ENV, STORAGE_8BIT_ENV = "VYRE_VK_FMA", "VYRE_VK_FLOAT64", "VYRE_VK_8BIT"
 
 
 def _probe_wanted(env: str, off: str, meaning: str) -> bool:
@@ -160,6 +161,17 @@ def float64_wanted() -> bool:
     return _probe_wanted(FLOAT64_ENV, "off", "keep exp and tanh in float-float")
 
 
+def storage_8bit_wanted() -> bool:
+    """False when ``$VYRE_VK_8BIT`` asks for byte stores by compare-and-swap; raises on other values."""
+    raw = os.environ.get(STORAGE_8BIT_ENV, "").strip().lower()
+    if raw in ("", "on"):
+        return True
+    if raw == "off":
+        return False
+    raise DeviceError(f"{STORAGE_8BIT_ENV}={raw!r} is not 'on' or 'off'. Fix: unset it, or set it to 'off' to "
+                      "store bytes by compare-and-swap on their words on every device.")
+
+
 class Device:
     """One Vulkan device (a kp.Manager) and everything compiled on it.
 
@@ -168,7 +180,8 @@ class Device:
     ``allow_loop_limit=True`` (results of long loops would be wrong). The fma probe
     (vyre_vk.runtime.probes) decides ``limits.fused_fma``: whether shaders may use the
     fast exact division (``VYRE_VK_FMA=unfused`` turns that off); the float64 probe decides
-    ``limits.float64``: exp and tanh in double (``VYRE_VK_FLOAT64=off`` turns that off).
+    ``limits.float64``: exp and tanh in double (``VYRE_VK_FLOAT64=off`` turns that off). Where kp enabled
+    8-bit storage, ``limits.storage_8bit`` stores bytes one at a time (``VYRE_VK_8BIT=off`` turns that off).
     """
 
     def __init__(self, index: int | None = None, *, allow_loop_limit: bool = False) -> None:
@@ -209,7 +222,8 @@ class Device:
                 self._probe("float64", float64_spirv, Float64Probe, lambda: float64_probe(self._mgr))
         self.limits = replace(DeviceLimits.from_properties(self.properties, self.name),
                               fused_fma=self.fma is not None and self.fma.passed,
-                              float64=self.float64 is not None and self.float64.passed)
+                              float64=self.float64 is not None and self.float64.passed,
+                              storage_8bit=bool(self.properties.get("storage_buffer_8bit")) and storage_8bit_wanted())
         if not self.probe.passed and not allow_loop_limit:
             self.close()
             raise DeviceError(

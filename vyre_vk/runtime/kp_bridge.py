@@ -26,7 +26,8 @@ import kp
 REQUIRED_PATCHES = ("0001-sequence-reuse-fence", "0002-python-op-memory-barrier",
                     "0003-python-eval-async-no-arg", "0005-sequence-reset-timestamp-queries",
                     "0006-sequence-spin-wait", "0007-manager-check-create-instance",
-                    "0008-python-device-limits", "0009-manager-enable-float64")
+                    "0008-python-device-limits", "0009-manager-enable-float64",
+                    "0010-manager-enable-8bit-storage")
 
 # kp 0.9.0's tensor_t accepts exactly these; bool is stored as one 32-bit word
 # by the IR, so the runtime never hands kp a numpy bool array.
