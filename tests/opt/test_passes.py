@@ -11,6 +11,7 @@ from vyre_vk import reference
 from vyre_vk.errors import VyreError
 from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program, validate, wrap_anonymous
 from vyre_vk.ir import expr as E
+from vyre_vk.ir.optable import AtomicOp
 from vyre_vk.ir import node as N
 from vyre_vk.ops import all_ops, get
 from vyre_vk.opt import (PASS_NAMES, coarsen, constant_fold, cse, dce, hoist_invariant, licm, optimize,
@@ -230,6 +231,29 @@ def test_cse_respects_assignments():
     q, _ = cse(prog)
     out = reference.run(q, {"a": np.ones(8, np.float32)})["out"]
     assert out[0] == 2.0 and out[1] == 10.0
+
+
+def test_constant_fold_keeps_dead_atomics_that_decide_the_grid():
+    """An atomic makes the grid cover every bound buffer (ir/grid.py): folding away the zero-trip loop
+    that holds a program's only atomic ran 4 invocations instead of 16 (hypothesis found it)."""
+    from vyre_vk.ir.grid import dispatch_grid
+
+    gid = Expr.gid_x()
+    p = Program.wrapped(
+        [BufferDecl.read("a", 0, U32).with_count(15), BufferDecl.output("out", 1, U32).with_count(7),
+         BufferDecl.read_write("counter", 2, U32).with_count(1)], (4, 2, 1),
+        [wrap_anonymous("t", [
+            Node.store("out", Expr.bitor(gid, Expr.shl(E.InvocationId(1), Expr.u32(16))), Expr.load("a", Expr.u32(0))),
+            Node.if_then_else(Expr.bool(False), [], [Node.loop_for("l", Expr.u32(2), Expr.u32(2), [
+                Node.let_bind("old", Expr.atomic(AtomicOp.Add, "counter", Expr.u32(0), Expr.u32(1)))])]),
+            Node.loop_for("k", Expr.u32(3), Expr.u32(1), [
+                Node.let_bind("old2", Expr.atomic(AtomicOp.Add, "counter", Expr.u32(0), Expr.u32(1)))])])])
+    inputs = {"a": np.arange(1, 16, dtype=np.uint32), "counter": np.zeros(1, np.uint32)}
+    q, _ = constant_fold(p)
+    assert dispatch_grid(q, {}) == dispatch_grid(p, {}) == (2, 2, 1)
+    same(reference.run(p, inputs), reference.run(q, inputs))
+    check(p, inputs, ["constant_fold"])
+    check(p, inputs, True)
 
 
 def test_licm_does_not_hoist_loads_past_stores_to_the_same_buffer():

@@ -183,7 +183,10 @@ class _Lowerer(StmtLowerer):
         codes = {TRAP_CODE_DIVISION: TRAP_DIVISION_MESSAGE} if needs_trap else {}
         codes.update({c: f"Trap node, tag {tag!r}" for tag, c in self.trap_tags.items()})
         return Lowered(glsl=text, workgroup_size=(sx, sy, sz), bindings=tuple(storage), line_map=line_map,
-                       features=frozenset(self.features), target_env="vulkan1.0",
+                       # uint8_t storage buffers need SPIR-V's StorageBuffer class (Vulkan 1.1): under 1.0
+                       # glslang makes them Uniform+BufferBlock, which asks for uniformAndStorageBuffer8BitAccess
+                       features=frozenset(self.features),
+                       target_env="vulkan1.1" if byte_lengths and self.storage_8bit else "vulkan1.0",
                        trap_binding=trap_binding, trap_codes=codes, byte_lengths=byte_lengths)
 
     def accessors(self) -> list[str]:

@@ -18,7 +18,7 @@ from ..ir import node as N
 from ..ir.optable import BINOPS, CASTS, UNOPS, BinOp, canon
 from ..ir.program import Program
 from ..ir.validate import _static_zero
-from ..ir.walk import map_node_exprs, node_bodies, transform_expr, with_bodies, with_children
+from ..ir.walk import map_node_exprs, node_all_exprs, node_bodies, transform_expr, with_bodies, with_children
 from ..reference.eval import fma_f32
 from .analysis import Facts, assigned_vars, replace_entry
 from .protocol import PassBase, PassContext, Rewrite
@@ -104,6 +104,10 @@ def fold_expr(e: E.Expr, facts: Facts) -> E.Expr | None:
     return None
 
 
+def _holds_atomic(nodes) -> bool:
+    return any(isinstance(x, E.Atomic) for x in node_all_exprs(nodes))
+
+
 def _fold_list(nodes: tuple, consts: dict, facts: Facts, assigned: set, counter: list) -> list:
     out: list = []
     consts = dict(consts)
@@ -134,9 +138,13 @@ def _fold_list(nodes: tuple, consts: dict, facts: Facts, assigned: set, counter:
             buf = facts.bufs.get(n.buffer)
             if buf is not None and buf.count and n.index.value >= buf.count:
                 n = N.Store(n.buffer, orig.index, n.value)  # V036 rejects a literal out-of-range index
+        # Statements that never run go, unless they hold an atomic: a program's atomics decide its
+        # dispatch grid (vyre_vk/ir/grid.py covers every bound buffer then), so dropping the last
+        # one would run another grid (found by test_random_programs_identical).
         if isinstance(n, N.If):
             c = lit_value(n.cond)
-            if c is not None:
+            dropped = n.otherwise if c is not None and bool(c != 0) else n.then
+            if c is not None and not _holds_atomic(dropped):
                 counter[0] += 1
                 arm = n.then if bool(c != 0) else n.otherwise
                 if arm:
@@ -144,7 +152,7 @@ def _fold_list(nodes: tuple, consts: dict, facts: Facts, assigned: set, counter:
                 continue
         if isinstance(n, N.Loop):
             lo, hi = lit_value(n.from_), lit_value(n.to)
-            if lo is not None and hi is not None and int(lo) >= int(hi):
+            if lo is not None and hi is not None and int(lo) >= int(hi) and not _holds_atomic(n.body):
                 counter[0] += 1
                 continue
         bodies = [_fold_list(body, consts, facts, assigned, counter) for body in node_bodies(n)]
