@@ -179,8 +179,29 @@ class Module:
                     "vyre_vk.run, which reads the device's features).")
             if self.manifest.get("fma_probe"):
                 self._check_fma(name)
+            if self.manifest.get("native_probe"):
+                self._check_native(name)
             self._device_checked = True
         return self._mgr
+
+    def _check_native(self, device_name: str) -> None:
+        """Fast-precision shaders that use device builtins: measure them with the folder's probe."""
+        from vyre_vk.runtime.native_math import measure, native_cases
+        from vyre_vk.runtime.probes import _dispatch
+
+        probe = self.manifest["native_probe"]
+        try:
+            words = (self.folder / probe["spirv"]).read_bytes()
+        except OSError as e:
+            raise ManifestError(f"cannot read the native-math probe: {e}. Fix: emit the folder again.") from None
+        verdict = measure(_dispatch(self._mgr, words, list(native_cases())))
+        outside = [f for f in probe["functions"] if f not in verdict.allowed]
+        if outside:
+            raise ManifestError(
+                f"{self.folder} was emitted to use the builtin {', '.join(outside)} in the fast precision, and "
+                f"{device_name}'s is outside vyre's window ({verdict}). Fix: emit again with --native-math "
+                f"{','.join(f for f in probe['functions'] if f not in outside) or 'none'} (or run it through "
+                "vyre_vk.run, which probes the device).")
 
     def _check_fma(self, device_name: str) -> None:
         """These shaders divide with fma() (emitted for a fused device): run the folder's probe."""

@@ -101,7 +101,7 @@ def _doctor(args: argparse.Namespace) -> int:
         index = default_index()
         with Device(index, allow_loop_limit=True) as dev:
             print(f"default    [{dev.index}] {dev.name}: {dev.probe}")
-            for probe in (dev.fma, dev.float64):
+            for probe in (dev.fma, dev.float64, dev.native_math()):
                 if probe is not None:
                     print(f"           {probe}")
             ok = ok and dev.probe.passed
@@ -206,12 +206,13 @@ def _run_ops(args: argparse.Namespace) -> int:
 
     failed = 0
     with Device() as dev:
-        print(f"device: [{dev.index}] {dev.name}")
+        print(f"device: [{dev.index}] {dev.name}" + (f"; fast precision, {dev.native_math()}"
+                                                        if args.precision == "fast" else ""))
         width = max(len(e.id) for e in entries)
         print(f"{'op':{width}}  case  reference  vulkan  worst-ulp  window")
         for entry in entries:
             try:
-                cases = check_op(entry, dev)
+                cases = check_op(entry, dev, args.precision)
             except Exception as e:  # one broken op must not hide the others' results
                 print(f"{entry.id:{width}}  -     ERROR: {type(e).__name__}: {e}")
                 failed += 1
@@ -320,6 +321,17 @@ def _load_program(spec: str, overrides: list[str]):
     return _build_op(entry, _parse_overrides(entry, overrides)), file_stem(spec), entry.id
 
 
+def _native_list(text: str) -> tuple[str, ...]:
+    """``--native-math div,exp`` -> ("div", "exp"); ``none`` -> (); argparse reports a bad name."""
+    from vyre_vk.lower.fastmath import check_native
+
+    names = [] if text.strip() == "none" else [n.strip() for n in text.split(",") if n.strip()]
+    try:
+        return check_native(names)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _parse_sizes(specs: Sequence[str]) -> dict[str, int]:
     sizes: dict[str, int] = {}
     for kv in specs:
@@ -333,8 +345,8 @@ def _parse_sizes(specs: Sequence[str]) -> dict[str, int]:
 
 
 def _emit(args: argparse.Namespace) -> int:
-    from vyre_vk.compile import (FLOAT64_BY_CLASS, FUSED_FMA_BY_CLASS, STORAGE_8BIT_BY_CLASS, DeviceLimits, Options,
-                                 compile_program)
+    from vyre_vk.compile import (FLOAT64_BY_CLASS, FUSED_FMA_BY_CLASS, NATIVE_MATH_BY_CLASS, STORAGE_8BIT_BY_CLASS,
+                                 DeviceLimits, Options, compile_program)
     from vyre_vk.emit import emit
 
     stem = check_stem(args.name) if args.name is not None else None  # refused before any work
@@ -344,9 +356,13 @@ def _emit(args: argparse.Namespace) -> int:
     fused = FUSED_FMA_BY_CLASS[args.device_class] if args.fma is None else args.fma == "fused"
     float64 = FLOAT64_BY_CLASS[args.device_class] if args.float64 is None else args.float64 == "on"
     byte8 = STORAGE_8BIT_BY_CLASS[args.device_class] if args.storage_8bit is None else args.storage_8bit == "on"
-    limits = replace(DeviceLimits(), fused_fma=fused, float64=float64, storage_8bit=byte8)
+    if args.native_math is not None and args.precision != "fast":
+        raise UsageError("--native-math applies to --precision fast only. Fix: add --precision fast, or drop it.")
+    native = NATIVE_MATH_BY_CLASS[args.device_class] if args.native_math is None else args.native_math
+    limits = replace(DeviceLimits(), fused_fma=fused, float64=float64, storage_8bit=byte8,
+                     native_math=native if args.precision == "fast" else ())
     compiled = compile_program(program, Options(passes=not args.as_written, device_class=args.device_class,
-                                                limits=limits))
+                                                limits=limits, precision=args.precision))
     if args.explain:
         print(compiled.explain())
     done = emit(compiled, stem or default_stem, Path(args.out), op=op, sizes=sizes, disasm=args.disasm,
@@ -380,6 +396,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from vyre_vk.compile import PRECISIONS
     from vyre_vk.opt.dispatch import BEST_LOCAL_SIZE  # its keys are the device classes opt tunes for
 
     fmt = {"epilog": EXIT_CODES, "formatter_class": argparse.RawDescriptionHelpFormatter}
@@ -393,6 +410,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="run registered ops' test vectors on the reference and Vulkan", **fmt)
     p.add_argument("ops", nargs="*", help="op ids, e.g. vyre-libs::nn::mlp_backward")
     p.add_argument("--all", action="store_true", help="every registered op")
+    p.add_argument("--precision", choices=PRECISIONS, default="exact",
+                   help="Vulkan's precision: exact (the reference's bits, default) or fast (compared by its "
+                        "bound, docs/PRECISION.md)")
     p.set_defaults(fn=_run_ops)
     p = sub.add_parser("list", help="registered op ids, one a line", **fmt)
     p.add_argument("prefix", nargs="?", default="", help="only ids starting with this, e.g. vyre-libs::nn")
@@ -417,6 +437,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--float64", choices=("on", "off"), default=None,
                    help="exp and tanh in double, for a target with shaderFloat64 (the runner refuses one "
                         "without); default: on for nvidia, amd and llvmpipe, else off")
+    p.add_argument("--precision", choices=PRECISIONS, default="exact",
+                   help="exact: the reference's bits (default); fast: plain f32 arithmetic and measured device "
+                        "builtins, within the bounds docs/PRECISION.md states")
+    p.add_argument("--native-math", type=_native_list, default=None, metavar="LIST",
+                   help="with --precision fast: builtins to use, comma-separated from div, exp, sqrt, tanh, or "
+                        "'none' (the runner measures them and refuses a device outside vyre's windows); default: "
+                        "those measured within the windows on the device class (llvmpipe: div,exp,sqrt)")
     p.add_argument("--storage-8bit", choices=("on", "off"), default=None,
                    help="byte buffers stored a byte at a time, for a target with storageBuffer8BitAccess (the "
                         "runner refuses one without); default: on for every class but default")

@@ -183,11 +183,16 @@ def build_manifest(compiled: "Compiled", stem: str, sizes: Optional[Mapping[str,
                                "workgroup_size": list(opts.limits.workgroup_size),
                                "storage_buffer_bytes": opts.limits.storage_buffer_bytes,
                                "fused_fma": opts.limits.fused_fma, "float64": opts.limits.float64,
-                               "storage_8bit": opts.limits.storage_8bit}},
+                               "storage_8bit": opts.limits.storage_8bit,
+                               "native_math": list(opts.limits.native_math if opts.precision == "fast" else ())}},
         # shaders that rely on a fused fma() carry the probe the runner checks a device with
         "fma_probe": {"spirv": f"{stem}.fma_probe.spv", "cases": f"{stem}.fma_probe.f32", "count": PROBE_CASES,
                       "local_size": PROBE_LOCAL_SIZE, "layout": "a, b, then a / b correctly rounded: count f32 each"}
         if opts.limits.fused_fma else None,
+        # fast-precision shaders that use device builtins carry the probe that measures them
+        "native_probe": {"spirv": f"{stem}.native_probe.spv", "functions": list(opts.limits.native_math),
+                         "layout": "vyre_vk.runtime.native_math: native_cases() in, measure() on the output"}
+        if opts.precision == "fast" and opts.limits.native_math else None,
         "buffers": buffers, "scratch": scratch, "stages": stages,
         "ops": [{"op": "barrier", "buffers": list(arg)} if kind == "barrier" else {"op": "dispatch", "stage": arg}
                 for kind, arg in compiled.ops],
@@ -198,7 +203,9 @@ def build_manifest(compiled: "Compiled", stem: str, sizes: Optional[Mapping[str,
             "why": ("the shaders canonicalise every f32 they load and every f32 result they compute, so "
                     "read-only inputs may be uploaded as given; an f32 buffer that is both input and result "
                     "comes back as uploaded where the program leaves it alone, so the host canonicalises it "
-                    "before upload (as the reference does on read).")},
+                    "before upload (as the reference does on read)." if opts.precision == "exact" else
+                    "fast precision: the shaders canonicalise nothing (NaN payloads and subnormals are the "
+                    "device's); the host's canonicalisation of in-out buffers is harmless and kept.")},
     }
     if concrete:  # the runner re-derives grids from the manifest: it must agree with the compiler's rule
         mine = [formula_grid(s, counts, manifest["scratch"]) for s in stages]
@@ -274,6 +281,10 @@ def emit(compiled: "Compiled", stem: str, out_dir: Path, *, op: Optional[str] = 
         a, b, q = probe_cases()
         contents[manifest["fma_probe"]["spirv"]] = division_spirv()
         contents[manifest["fma_probe"]["cases"]] = np.concatenate([a, b, q]).astype("<f4").tobytes()
+    if manifest["native_probe"]:
+        from vyre_vk.runtime.native_math import native_spirv
+
+        contents[manifest["native_probe"]["spirv"]] = native_spirv()
     contents[MANIFEST] = (json.dumps(manifest, indent=1) + "\n").encode()
     names = list(contents)
     try:
@@ -297,7 +308,7 @@ def emit(compiled: "Compiled", stem: str, out_dir: Path, *, op: Optional[str] = 
                     names.insert(names.index(MANIFEST), asm)
             for name in names:  # manifest.json last: it never names a file not yet in place
                 os.replace(tmp / name, out_dir / name)
-        stale = re.compile(re.escape(stem) + r"\.(stage\d+\.(spv|comp|spvasm)|fma_probe\.(spv|f32))")
+        stale = re.compile(re.escape(stem) + r"\.(stage\d+\.(spv|comp|spvasm)|fma_probe\.(spv|f32)|native_probe\.spv)")
         for old in out_dir.iterdir():
             if stale.fullmatch(old.name) and old.name not in names:
                 old.unlink()

@@ -46,7 +46,7 @@ def test_run_all_checks_every_registered_op_once(monkeypatch, capsys):
     import vyre_vk.testing.vectors as vectors
 
     seen = []
-    monkeypatch.setattr(vectors, "check_op", lambda entry, dev: seen.append(entry.id) or [])
+    monkeypatch.setattr(vectors, "check_op", lambda entry, dev, precision: seen.append(entry.id) or [])
     assert main(["run", "--all"]) == 0
     assert seen == [e.id for e in all_ops()] and len(set(seen)) == len(seen) >= 200
     assert "all passed" in capsys.readouterr().out

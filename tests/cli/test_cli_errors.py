@@ -225,7 +225,7 @@ def test_run_with_a_failing_op_exits_1(capsys, monkeypatch):
     import vyre_vk.runtime
     import vyre_vk.testing.vectors
 
-    def check_op(entry, dev):
+    def check_op(entry, dev, precision):
         raise RuntimeError("simulated failure")
     monkeypatch.setattr(vyre_vk.runtime, "Device", _FakeDevice)
     monkeypatch.setattr(vyre_vk.testing.vectors, "check_op", check_op)

@@ -40,7 +40,9 @@ if TYPE_CHECKING:
     from vyre_vk.lower import Lowered
 
 STAGES = ("validate", "optimize", "lower", "spirv")
-PRECISIONS = ("exact",)
+#: "exact": the reference's bits (default); "fast": PyTorch-class rounding within documented bounds
+#: (vyre_vk/lower/fastmath.py, docs/PRECISION.md).
+PRECISIONS = ("exact", "fast")
 #: What `vyre-vk emit` assumes of a device class's fma() when not told (--fma): NVIDIA's rounds
 #: once (the fma probe passes on the H200); others are not assumed. The runtime always probes.
 FUSED_FMA_BY_CLASS = {"nvidia": True, "amd": False, "intel": False, "llvmpipe": False, "default": False}
@@ -50,6 +52,10 @@ FLOAT64_BY_CLASS = {"nvidia": True, "amd": True, "intel": False, "llvmpipe": Tru
 #: What `vyre-vk emit` assumes of a device class's storageBuffer8BitAccess when not told (--storage-8bit):
 #: the desktop drivers and lavapipe all report it. The runtime reads what the device enabled.
 STORAGE_8BIT_BY_CLASS = {"nvidia": True, "amd": True, "intel": True, "llvmpipe": True, "default": False}
+#: The builtins `vyre-vk emit --precision fast` uses when not told (--native-math): what the native-math
+#: probe measured within vyre's windows (lavapipe 25.0.7: div 0, exp 61, sqrt 0 ULP; tanh is far off near
+#: 0). Classes not measured yet use none; the runtime always probes, the aot runner checks the folder's.
+NATIVE_MATH_BY_CLASS = {"nvidia": (), "amd": (), "intel": (), "llvmpipe": ("div", "exp", "sqrt"), "default": ()}
 #: Compiled artefacts kept in memory (LRU); each holds its stages' GLSL and SPIR-V.
 MAX_CACHED = 256
 
@@ -260,7 +266,8 @@ def compile_program(program: "Program", options: Options = Options(), *, validat
     stages, scratch, reports = _schedule(program, options)
     # lower + spirv (stage programs were validated by the optimiser when it made them)
     compiled = Compiled(program, tuple(CompiledStage(p, *compile_stage(p, options.limits, validate=False,
-                                                                       device_class=options.device_class),
+                                                                       device_class=options.device_class,
+                                                                       precision=options.precision),
                                                      factor) for p, factor in stages),
                         tuple(scratch), tuple(reports), options)
     dump_dir = os.environ.get("VYRE_VK_DUMP_DIR")
@@ -294,7 +301,8 @@ def from_graph(graph, reports=(), options: Options = Options()) -> Compiled:
     """A Compiled for a hand-made ProgramGraph (tests, benchmarks); its stages are validated."""
     from vyre_vk.opt import coarsen_factor
 
-    return Compiled(graph.program, tuple(CompiledStage(p, *compile_stage(p, options.limits, device_class=options.device_class),
+    return Compiled(graph.program, tuple(CompiledStage(p, *compile_stage(p, options.limits, device_class=options.device_class,
+                                                                         precision=options.precision),
                                                        coarsen_factor(p))
                                          for p in graph.stages), tuple(graph.scratch), tuple(reports), options)
 
@@ -304,6 +312,6 @@ def clear_cache() -> None:
         _cache.clear()
 
 
-__all__ = ["FLOAT64_BY_CLASS", "FUSED_FMA_BY_CLASS", "STORAGE_8BIT_BY_CLASS", "Binding", "Compiled", "CompiledStage", "DeviceLimits", "MAX_BINDING_SLOTS", "MAX_STORAGE_BUFFER_BYTES",
+__all__ = ["FLOAT64_BY_CLASS", "FUSED_FMA_BY_CLASS", "NATIVE_MATH_BY_CLASS", "PRECISIONS", "STORAGE_8BIT_BY_CLASS", "Binding", "Compiled", "CompiledStage", "DeviceLimits", "MAX_BINDING_SLOTS", "MAX_STORAGE_BUFFER_BYTES",
            "Options", "OptionsError", "ProgramCompileError", "STAGES", "Stage", "check_bindings", "check_limits",
            "clear_cache", "compile_program", "compile_stage", "from_graph", "op_name", "record_ops", "shared_bytes"]

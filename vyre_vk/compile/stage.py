@@ -65,7 +65,9 @@ class DeviceLimits:
     device opens), so the lowering may use exact fma-based fast paths. ``float64``: shaders may
     use double (shaderFloat64 is enabled and its probe passed), so exp and tanh take ffmath64's path.
     ``storage_8bit``: storageBuffer8BitAccess is enabled (kp patch 0010), so byte buffers are stored
-    a byte at a time instead of by compare-and-swap on their words."""
+    a byte at a time instead of by compare-and-swap on their words. ``native_math``: the builtins
+    (of fastmath.NATIVE_FUNCS) the fast precision may use, those the device's native-math probe
+    measured within vyre's windows; the exact precision never uses them."""
     shared_memory_bytes: int = 32768
     workgroup_invocations: int = 1024
     workgroup_size: tuple[int, int, int] = (1024, 1024, 64)
@@ -74,6 +76,7 @@ class DeviceLimits:
     fused_fma: bool = False
     float64: bool = False
     storage_8bit: bool = False
+    native_math: tuple[str, ...] = ()
 
     @classmethod
     def from_properties(cls, props: Mapping, name: str = "") -> "DeviceLimits":
@@ -118,10 +121,11 @@ def op_name(program: "Program") -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
 
 
-def compile_stage(program: "Program", limits: DeviceLimits = DeviceLimits(), *,
-                  validate: bool = True, device_class: str = "default") -> tuple["Lowered", bytes]:
+def compile_stage(program: "Program", limits: DeviceLimits = DeviceLimits(), *, validate: bool = True,
+                  device_class: str = "default", precision: str = "exact") -> tuple["Lowered", bytes]:
     """Validate (unless the caller just did), check limits, lower and compile one stage program
-    (with the branch-free f32 helpers where the stage is latency-bound on `device_class`)."""
+    (with the branch-free f32 helpers where the stage is latency-bound on `device_class`; in the
+    ``fast`` precision with fastmath.py's helpers and ``limits.native_math``'s builtins)."""
     from vyre_vk.ir import validate as validate_program
     from vyre_vk.lower import lower
     from vyre_vk.opt.dispatch import latency_bound
@@ -131,7 +135,8 @@ def compile_stage(program: "Program", limits: DeviceLimits = DeviceLimits(), *,
     check_limits(program, limits)
     lowered = lower(program, check=False, fused_fma=limits.fused_fma,  # validated just above, or by the caller
                     latency_bound=latency_bound(program, device_class), float64=limits.float64,
-                    storage_8bit=limits.storage_8bit)
+                    storage_8bit=limits.storage_8bit, fast=precision == "fast",
+                    native_math=limits.native_math if precision == "fast" else ())
     check_limits(program, limits, lowered)
     try:
         words = spirv.compile_glsl(lowered.glsl, name=f"{op_name(program)}.comp", target_env=lowered.target_env)

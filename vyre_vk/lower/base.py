@@ -15,6 +15,7 @@ from ..ir.types import DataType
 from ..ir.validate import _has_collective
 from . import bounds
 from .helpers import BRANCHLESS, GLSL_HELPERS
+from .fastmath import fast_table
 from .ffmath64 import GLSL as FLOAT64
 from .ieee import FUSED
 from .names import glsl_names
@@ -69,14 +70,16 @@ class LowererBase:
     """State of one program's lowering; the layers above add expressions, statements, assembly."""
 
     def __init__(self, program: Program, fused_fma: bool = False, latency_bound: bool = False,
-                 float64: bool = False, storage_8bit: bool = False):
+                 float64: bool = False, storage_8bit: bool = False, fast: bool = False,
+                 native_math: tuple[str, ...] = ()):
         self.p = program
         self.storage_8bit = storage_8bit  # storage byte buffers as uint8_t arrays (bytes.py)
         # the helper sources: FUSED's fast paths where the device's fma() is fused (ieee.py), the
         # branch-free f32 helpers for a latency-bound stage (helpers.BRANCHLESS), exp and tanh in
-        # double where the device has it (ffmath64.py)
+        # double where the device has it (ffmath64.py); in the fast precision, plain f32 arithmetic and
+        # the device's builtins that its probe measured within vyre's windows (fastmath.py)
         self.table = {**GLSL_HELPERS, **(FUSED if fused_fma else {}), **(BRANCHLESS if latency_bound else {}),
-                      **(FLOAT64 if float64 else {})}
+                      **(FLOAT64 if float64 else {}), **(fast_table(native_math) if fast else {})}
         self.decls = {b.name: b for b in program.buffers}
         self.names = glsl_names(program)
         self.var = self.names.variables  # IR variable -> GLSL name

@@ -238,7 +238,8 @@ class _Lowerer(StmtLowerer):
 
 # ----------------------------------------------------------------------------- public API
 def lower(program: Program, *, check: bool = True, fused_fma: bool = False, latency_bound: bool = False,
-          float64: bool = False, storage_8bit: bool = False) -> Lowered:
+          float64: bool = False, storage_8bit: bool = False, fast: bool = False,
+          native_math: tuple[str, ...] = ()) -> Lowered:
     """Lower a valid vyre IR program to a GLSL 450 compute shader.
 
     The program is validated first (``check=False`` skips that when the caller already
@@ -249,7 +250,8 @@ def lower(program: Program, *, check: bool = True, fused_fma: bool = False, late
     ones (helpers.BRANCHLESS); ``float64``: the device has shaderFloat64 (its probe passed), so
     exp and tanh are evaluated in double (ffmath64.py); ``storage_8bit``: the device has
     storageBuffer8BitAccess, so storage byte buffers are ``uint8_t`` arrays (bytes.py). None changes
-    a result bit.
+    a result bit. ``fast``: the fast precision (fastmath.py): f32 arithmetic may be contracted and is
+    not canonicalised, and the builtins named in ``native_math`` replace the exact helpers.
 
     >>> from vyre_vk import ops
     >>> low = lower(ops.get("vyre-libs::nn::mlp_backward").build())
@@ -264,4 +266,4 @@ def lower(program: Program, *, check: bool = True, fused_fma: bool = False, late
             validate(program)
         except ValidationError as err:
             raise LoweringError(err.path, f"the program is not valid: {err.message}", err.fix) from err
-    return _Lowerer(program, fused_fma, latency_bound, float64, storage_8bit).run()
+    return _Lowerer(program, fused_fma, latency_bound, float64, storage_8bit, fast, native_math).run()

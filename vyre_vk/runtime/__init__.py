@@ -45,7 +45,8 @@ def default_device() -> Device:
 
 
 def run(program, inputs: Inputs = None, *, device: Optional[Device] = None,
-        grid: Optional[Sequence[int]] = None, validate: bool = True) -> dict[str, np.ndarray]:
+        grid: Optional[Sequence[int]] = None, validate: bool = True,
+        precision: str = "exact") -> dict[str, np.ndarray]:
     """Compile (cached) and run ``program`` once; returns every result buffer by name.
 
     ``validate`` means what it means to :func:`vyre_vk.reference.run`: True (default) checks the
@@ -54,12 +55,13 @@ def run(program, inputs: Inputs = None, *, device: Optional[Device] = None,
     the rules) and runs with the meaning its lowering gives it, which for a program whose only
     fault is a rule the backends do not need (a fusion hazard in one invocation, say) is the
     reference's; one the lowering cannot express (an unbound variable, an undeclared buffer)
-    raises LoweringError, where the reference raises EvalError.
+    raises LoweringError, where the reference raises EvalError. ``precision="fast"`` gives up the
+    reference's bits for speed within the bounds docs/PRECISION.md states (Device.compile).
 
     >>> out = run(program, {"a": np.arange(4, dtype=np.uint32)}, validate=False)   # doctest: +SKIP
     """
     dev = device or default_device()
-    return dev.compile(program, validate=validate).run(inputs, grid=grid)
+    return dev.compile(program, validate=validate, precision=precision).run(inputs, grid=grid)
 
 
 __all__ = ["Device", "DeviceError", "LoopProbe", "ProgramCompileError", "InputError", "Kernel",

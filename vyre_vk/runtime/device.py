@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from vyre_vk.ir import Program
     from vyre_vk.runtime.buffer import DeviceArray
     from vyre_vk.runtime.kernel import Kernel
+    from vyre_vk.runtime.native_math import NativeMathProbe
 
 # One invocation counts a loop whose bound it reads from a buffer (so no compiler
 # can fold it), plus a nested loop whose total passes 65535: bookworm's Mesa 22.3
@@ -139,6 +140,8 @@ _probes: dict = {}  # (probe, index, device name) -> its result, this process's
 #: ``VYRE_VK_FLOAT64=off`` skips the float64 probe and keeps exp and tanh in float-float;
 #: ``VYRE_VK_8BIT=off`` keeps byte stores as compare-and-swap on words where the device has 8-bit storage.
 FMA_ENV, FLOAT64_ENV, STORAGE_8BIT_ENV = "VYRE_VK_FMA", "VYRE_VK_FLOAT64", "VYRE_VK_8BIT"
+#: ``VYRE_VK_NATIVE_MATH=off`` keeps every exact helper in the fast precision (no native-math probe).
+NATIVE_MATH_ENV = "VYRE_VK_NATIVE_MATH"
 
 
 def _probe_wanted(env: str, off: str, meaning: str) -> bool:
@@ -317,7 +320,17 @@ class Device:
             for kernel in kernels:
                 kernel.release()
 
-    def compile(self, program: "Program", optimize=True, *, validate: bool = True) -> "Kernel":
+    def native_math(self) -> "NativeMathProbe | None":
+        """The native-math probe's verdict on this device (run on first use, cached like the
+        others), or None under ``VYRE_VK_NATIVE_MATH=off``: which builtins the fast precision uses."""
+        from vyre_vk.runtime.native_math import NativeMathProbe, native_math_probe, native_spirv
+
+        if not _probe_wanted(NATIVE_MATH_ENV, "off", "keep every exact helper in the fast precision"):
+            return None
+        return self._probe("native_math", native_spirv, NativeMathProbe, lambda: native_math_probe(self.manager))
+
+    def compile(self, program: "Program", optimize=True, *, validate: bool = True,
+                precision: str = "exact") -> "Kernel":
         """Validate, optimise, lower and compile ``program`` for this device (cached).
 
         ``optimize``: True (default) runs every optimiser pass (vyre_vk.opt), a set of
@@ -325,7 +338,9 @@ class Device:
         is :func:`vyre_vk.compile.compile_program`; the kernel may dispatch several stages
         in one submission if a pass split the program (``kernel.explain()`` says why).
         ``validate=False`` skips the IR rules and compiles the program as written (see
-        compile_program).
+        compile_program). ``precision="fast"`` trades the reference's bits for speed within the
+        documented bounds (docs/PRECISION.md): plain f32 arithmetic, and the builtins the
+        native-math probe measured within vyre's windows on this device.
 
         >>> kernel = dev.compile(program)          # doctest: +SKIP
         >>> out = kernel(a=np.arange(4, dtype=np.uint32))
@@ -335,14 +350,18 @@ class Device:
         if not validate:
             passes = False
         # Same Program object as a recent call: no hashing, no validation (vyre_vk.run's path).
-        recent = self._recent.get((id(program), passes, validate))
+        recent = self._recent.get((id(program), passes, validate, precision))
         if recent is not None and recent[0] is program:
             return recent[1]
         from vyre_vk.compile import Options, compile_program
         from vyre_vk.ir import Program
         from vyre_vk.runtime.kernel import Kernel
 
-        options = Options(passes, self.device_class, self.limits)
+        limits = self.limits
+        if precision == "fast":
+            probe = self.native_math()
+            limits = replace(limits, native_math=probe.allowed if probe is not None else ())
+        options = Options(passes, self.device_class, limits, precision)
         if not isinstance(program, Program):  # compile_program says what it got and what to pass
             return Kernel(self, compile_program(program, options))
         key = f"{program.content_hash()}|{options.key}|{'checked' if validate else 'unchecked'}"
@@ -350,7 +369,7 @@ class Device:
         if kernel is None:
             kernel = self._remember(key, Kernel(self, compile_program(program, options, validate=validate)))
         with self.lock:
-            self._recent[(id(program), passes, validate)] = (program, kernel)  # keeps `program` alive
+            self._recent[(id(program), passes, validate, precision)] = (program, kernel)  # keeps `program` alive
             while len(self._recent) > RECENT_PROGRAMS:
                 self._recent.pop(next(iter(self._recent)))
         return kernel

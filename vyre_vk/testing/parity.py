@@ -5,6 +5,10 @@ the ULP budget on a sign-ordered integer line (+0 and -0 are 1 ULP apart; a NaN
 matches only the same NaN): 4 ULP for programs of elementary ops, 128 if the
 program uses a transcendental (exp, log, sqrt, sin, ...), or what the caller says.
 
+In the fast precision (``precision="fast"``, docs/PRECISION.md) an f32 element's distance is
+``|got - expected|`` in ULPs of ``expected``, and never in units below FLT_MIN (a subnormal the
+reference flushed to zero is at most 1 ULP away), any NaN matches any NaN, and the window grows by FAST_EXTRA_ULP.
+
 Example:
     >>> from vyre_vk.testing.parity import assert_parity
     >>> assert_parity(program, {"a": a})             # doctest: +SKIP
@@ -22,6 +26,11 @@ from vyre_vk.ir.optable import ELEMENTARY_F32_ULP, TRANSCENDENTAL_UNOPS
 from vyre_vk.ir.walk import node_all_exprs
 
 TRANSCENDENTAL_F32_ULP = 128
+#: What the fast precision may add to the window (docs/PRECISION.md): a builtin exp within its
+#: 128-ULP window and changed rounding orders, room for two builtins in one result's chain.
+FAST_EXTRA_ULP = 256
+PRECISIONS = ("exact", "fast")
+_FLT_MIN = float(np.finfo(np.float32).tiny)
 
 
 def program_exprs(program: Program) -> Iterator:
@@ -51,6 +60,20 @@ def ulp_distance(expected: np.ndarray, got: np.ndarray) -> np.ndarray:
     return np.where(nan & (e != g), np.int64(2**32), np.where(nan, 0, d))
 
 
+def fast_distance(expected: np.ndarray, got: np.ndarray) -> np.ndarray:
+    """The fast precision's per-element distance (module docstring), in whole ULPs, rounded up."""
+    e = np.asarray(expected, dtype=np.float64).reshape(-1)
+    g = np.asarray(got, dtype=np.float64).reshape(-1)
+    # below FLT_MIN a ULP is FLT_MIN itself: a subnormal against the reference's flushed zero is <= 1
+    ulp = np.maximum(np.spacing(np.abs(e).astype(np.float32)).astype(np.float64), _FLT_MIN)
+    with np.errstate(invalid="ignore", over="ignore"):
+        d = np.abs(g - e) / ulp
+    nan_e, nan_g = np.isnan(e), np.isnan(g)
+    d = np.where(e == g, 0.0, d)  # equal infinities
+    d = np.where(nan_e | nan_g, np.where(nan_e & nan_g, 0.0, 2.0 ** 32), d)
+    return np.ceil(np.nan_to_num(d, nan=2.0 ** 32, posinf=2.0 ** 32)).astype(np.int64)
+
+
 @dataclass(frozen=True)
 class Mismatch:
     buffer: str
@@ -78,9 +101,15 @@ class ParityReport:
 
 
 def compare(program: Program, expected: Mapping[str, np.ndarray], got: Mapping[str, np.ndarray],
-            ulp: Optional[int] = None) -> ParityReport:
-    """Compare every result buffer of ``program``; ``ulp`` defaults to :func:`ulp_budget`."""
-    budget = ulp_budget(program) if ulp is None else int(ulp)
+            ulp: Optional[int] = None, precision: str = "exact") -> ParityReport:
+    """Compare every result buffer of ``program``; ``ulp`` defaults to :func:`ulp_budget` (plus
+    FAST_EXTRA_ULP in the fast precision, whose distance is :func:`fast_distance`)."""
+    if precision not in PRECISIONS:
+        from vyre_vk.compile import OptionsError
+
+        raise OptionsError(f"precision {precision!r} is not available. Fix: use one of {list(PRECISIONS)}.")
+    fast = precision == "fast"
+    budget = (ulp_budget(program) + (FAST_EXTRA_ULP if fast else 0)) if ulp is None else int(ulp)
     worst = 0
     bad: list[Mismatch] = []
     for decl in program.buffers:
@@ -95,7 +124,7 @@ def compare(program: Program, expected: Mapping[str, np.ndarray], got: Mapping[s
             bad.append(Mismatch(decl.name, -1, f"{e.size} elements", f"{g.size} elements", None, max(e.size, g.size)))
             continue
         if decl.element is DataType.F32:
-            d = ulp_distance(e, g)
+            d = fast_distance(e, g) if fast else ulp_distance(e, g)
             if d.size:
                 worst = max(worst, int(d.max()))
             over = np.flatnonzero(d > budget)
@@ -111,8 +140,12 @@ def compare(program: Program, expected: Mapping[str, np.ndarray], got: Mapping[s
 
 
 def assert_parity(program: Program, inputs, *, ulp: Optional[int] = None, device=None,
-                  grid: Optional[Sequence[int]] = None, max_steps: Optional[int] = None) -> ParityReport:
+                  grid: Optional[Sequence[int]] = None, max_steps: Optional[int] = None,
+                  precision: str = "exact") -> ParityReport:
     """Run ``program`` on the reference and on Vulkan; raise AssertionError naming the worst element.
+
+    ``precision="fast"`` compiles in the fast precision and compares by its bound (:func:`compare`);
+    integer results must still be equal.
 
     ``max_steps`` is the reference's step budget (:func:`vyre_vk.reference.run`; None: the
     environment's or the default). A loop past it raises ``StepBudgetExceeded`` before Vulkan runs.
@@ -121,9 +154,9 @@ def assert_parity(program: Program, inputs, *, ulp: Optional[int] = None, device
     from vyre_vk.runtime import default_device
 
     expected = reference.run(program, inputs, grid=grid, max_steps=max_steps)
-    got = (device or default_device()).compile(program).run(inputs, grid=grid)
-    report = compare(program, expected, got, ulp)
+    got = (device or default_device()).compile(program, precision=precision).run(inputs, grid=grid)
+    report = compare(program, expected, got, ulp, precision)
     if not report.ok:
         lines = "\n  ".join(str(m) for m in report.mismatches)
-        raise AssertionError(f"Vulkan differs from the reference (f32 window {report.ulp} ULP):\n  {lines}")
+        raise AssertionError(f"Vulkan ({precision}) differs from the reference (f32 window {report.ulp} ULP):\n  {lines}")
     return report

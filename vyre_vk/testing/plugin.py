@@ -4,8 +4,10 @@ Fixtures:
 - ``vk_device``: a session-wide :class:`vyre_vk.runtime.Device`; the test is skipped,
   with the reason, where no usable Vulkan device exists.
 - ``reference``: :func:`vyre_vk.reference.run`, the NumPy oracle.
-- ``assert_parity``: ``assert_parity(program, inputs, ulp=None)`` runs the reference
-  and ``vk_device`` and fails naming the worst element.
+- ``assert_parity``: ``assert_parity(program, inputs, ulp=None, precision=None)`` runs the
+  reference and ``vk_device`` and fails naming the worst element; ``precision`` defaults to the
+  test's ``@pytest.mark.vyre_precision("fast")`` marker, else "exact" (the fast precision is
+  compared by its bound, docs/PRECISION.md).
 - ``vyre_op``: parametrised over every registered op (``OpEntry``); restrict with
   ``@pytest.mark.vyre_ops(category="nn")`` or ``(ids=[...])``.
 
@@ -16,6 +18,10 @@ Example::
 
     def test_every_op_builds(vyre_op):
         assert vyre_op.build().buffers
+
+    @pytest.mark.vyre_precision("fast")
+    def test_my_program_fast(assert_parity):
+        assert_parity(my_program(), {"x": np.ones(64, dtype=np.float32)})
 """
 from __future__ import annotations
 
@@ -27,6 +33,8 @@ import pytest
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "vyre_ops(category=None, ids=None): parametrise the `vyre_op` fixture over registered ops")
+    config.addinivalue_line(
+        "markers", "vyre_precision(name): the precision `assert_parity` compiles and compares in (exact, fast)")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -63,7 +71,9 @@ def reference():
 
 
 @pytest.fixture
-def assert_parity(vk_device):
+def assert_parity(vk_device, request):
     from vyre_vk.testing.parity import assert_parity as check
 
-    return functools.partial(check, device=vk_device)
+    marker = request.node.get_closest_marker("vyre_precision")
+    precision = marker.args[0] if marker and marker.args else "exact"
+    return functools.partial(check, device=vk_device, precision=precision)

@@ -15,7 +15,7 @@ import numpy as np
 
 from vyre_vk.errors import VyreError
 from vyre_vk.ops import OpEntry
-from vyre_vk.testing.parity import ParityReport, compare
+from vyre_vk.testing.parity import FAST_EXTRA_ULP, ParityReport, compare
 
 
 class VectorError(VyreError, ValueError):
@@ -44,8 +44,9 @@ def expected_arrays(entry: OpEntry, program, case_bytes: list[bytes]) -> dict[st
             .astype(b.element.numpy) for b, raw in zip(results, case_bytes)}
 
 
-def check_op(entry: OpEntry, device=None) -> list[CaseResult]:
-    """Run every registered case on the reference (and on ``device`` if given)."""
+def check_op(entry: OpEntry, device=None, precision: str = "exact") -> list[CaseResult]:
+    """Run every registered case on the reference (and on ``device`` if given, compiled in
+    ``precision`` and compared by its bound: testing.parity.compare)."""
     from vyre_vk import reference
 
     if entry.test_inputs is None or entry.expected_output is None:
@@ -56,7 +57,7 @@ def check_op(entry: OpEntry, device=None) -> list[CaseResult]:
     if len(cases) != len(expected):
         raise VectorError(f"op `{entry.id}`: {len(cases)} input cases but {len(expected)} expected outputs. "
                           "Fix: register one expected output per input case.")
-    kernel = device.compile(program) if device is not None else None
+    kernel = device.compile(program, precision=precision) if device is not None else None
     out = []
     for i, (inputs, exp_bytes) in enumerate(zip(cases, expected)):
         exp = expected_arrays(entry, program, exp_bytes)
@@ -65,6 +66,7 @@ def check_op(entry: OpEntry, device=None) -> list[CaseResult]:
         vk_report, got = None, ref
         if kernel is not None:
             got = kernel.run(inputs)
-            vk_report = compare(program, exp, got, entry.ulp)
+            ulp = entry.ulp if precision == "exact" or entry.ulp is None else entry.ulp + FAST_EXTRA_ULP
+            vk_report = compare(program, exp, got, ulp, precision)
         out.append(CaseResult(entry.id, i, ref_report, vk_report, got))
     return out
