@@ -20,8 +20,8 @@ OPS = ["vyre-libs::nn::softmax", "vyre-libs::nn::gelu", "vyre-libs::math::reduce
 
 def test_smoke_run_writes_checked_numbers_for_the_selected_ops(tmp_path):
     only = [a for op in OPS for a in ("--only", op.replace("vyre-libs", "*"))]  # globs: exact ids
-    out = subprocess.run([sys.executable, str(ROOT / "tools/bench/ops.py"), "--smoke", "--out", str(tmp_path), *only],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, str(ROOT / "tools/bench/ops.py"), "--smoke", "--fast", "--out", str(tmp_path),
+                          *only], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     result = json.loads((tmp_path / "ops.json").read_text())
     assert sorted(r["op"] for r in result["ops"]) == sorted(OPS)
@@ -30,7 +30,9 @@ def test_smoke_run_writes_checked_numbers_for_the_selected_ops(tmp_path):
         for key in ("ours_gpu_ms", "ours_e2e_ms", "critical_path_ms", "memory_bound_ms", "bound_ms"):
             assert r[key] > 0, (r["op"], key)
         assert r["bound_ms"] == max(r["critical_path_ms"], r["memory_bound_ms"])
-    assert "geomean_gpu_ratio_vs_torch" in result and result["failures"] == []
+        assert r["fast_gpu_ms"] > 0 and r["fast_check"]["ok"], r  # --fast: both precisions side by side
+    assert "geomean_gpu_ratio_vs_torch" in result and "geomean_fast_ratio_vs_torch" in result
+    assert result["failures"] == []
     assert "geomean GPU-time ratio" in out.stdout and "nn::softmax" in out.stdout
 
 

@@ -100,7 +100,25 @@ def bench_torch(torch, entry, params: dict, inputs: dict, ours: dict, repeats: i
 OP_WARM_UP_S = 0.3
 
 
-def bench_op(dev, entry, smoke: bool, repeats: int, period_ns: float, torch) -> dict:
+def bench_fast(dev, program, inputs, grid, ours: dict, repeats: int, period_ns: float, smoke: bool) -> dict:
+    """The fast precision's GPU time, its results checked against the exact ones by its bound."""
+    from vyre_vk.testing.parity import compare
+
+    kernel = dev.compile(program, precision="fast")
+    got = kernel.run(inputs, grid=grid)
+    report = compare(program, ours, got, precision="fast")
+    if not smoke:
+        end = time.perf_counter() + OP_WARM_UP_S
+        while time.perf_counter() < end:
+            kernel.profile(inputs, repeats=5, grid=grid)
+    gpu, _ = kernel.profile(inputs, repeats=repeats, timestamp_period_ns=period_ns, grid=grid)
+    kernel.release()
+    dev.forget(kernel)
+    return {"fast_gpu_ms": med(gpu) * 1e3, "fast_check": {"ok": report.ok, "worst_ulps": report.worst_ulps,
+                                                          "window": report.ulp}}
+
+
+def bench_op(dev, entry, smoke: bool, repeats: int, period_ns: float, torch, fast: bool = False) -> dict:
     from vyre_vk.opt.critical_path import program_bound
 
     params = dict(entry.params) if smoke else {**entry.params, **(entry.bench or {})}
@@ -130,10 +148,14 @@ def bench_op(dev, entry, smoke: bool, repeats: int, period_ns: float, torch) -> 
                bound_ms=bound.bound_s * 1e3, stages=len(bound.stage_cycles), stage_cycles=list(bound.stage_cycles),
                bytes_moved=bound.bytes_moved, bound_notes=list(bound.notes))
     row["distance_to_bound"] = row["ours_gpu_ms"] / row["bound_ms"] if row["bound_ms"] > 0 else None
+    if fast:
+        row.update(bench_fast(dev, program, inputs, grid, ours, repeats, period_ns, smoke))
     if torch is not None and entry.id in EQUIVALENTS:
         try:
             row.update(bench_torch(torch, entry, params, inputs, ours, repeats))
             row["ratio_gpu"] = row["ours_gpu_ms"] / row["torch_gpu_ms"] if row["torch_gpu_ms"] > 0 else None
+            if fast and row["torch_gpu_ms"] > 0:
+                row["ratio_fast"] = row["fast_gpu_ms"] / row["torch_gpu_ms"]
         except Exception as e:  # the equivalent's bug, not the op's: reported, not a failed check
             row.update(torch_error=f"{type(e).__name__}: {e}"[:300], torch_agrees=False, torch_rel_err=float("nan"))
     kernel.release()
@@ -158,7 +180,8 @@ def warm_up(dev, seconds: float) -> None:
 
 
 def checks_ok(row: dict) -> bool:
-    return "error" not in row and row["check_registered"]["ok"] and (row["check_bench"] or {"ok": True})["ok"]
+    return ("error" not in row and row["check_registered"]["ok"] and (row["check_bench"] or {"ok": True})["ok"]
+            and row.get("fast_check", {"ok": True})["ok"])
 
 
 def geomean(values: list[float]) -> Optional[float]:
@@ -168,7 +191,9 @@ def geomean(values: list[float]) -> Optional[float]:
 
 def summary(meta: dict, rows: list[dict]) -> dict:
     ratios = [r["ratio_gpu"] for r in rows if r.get("ratio_gpu")]
+    fast = [r["ratio_fast"] for r in rows if r.get("ratio_fast")]
     return {**meta, "ops": rows, "geomean_gpu_ratio_vs_torch": geomean(ratios), "ops_with_torch": len(ratios),
+            "geomean_fast_ratio_vs_torch": geomean(fast),
             "failures": [r["op"] for r in rows if not checks_ok(r)],
             "torch_disagrees": [r["op"] for r in rows if r.get("torch_agrees") is False]}
 
@@ -195,6 +220,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--probe", type=Path, help="prebuilt tools/bench/vk_submit_probe (timestampPeriod; else gcc)")
     ap.add_argument("--warm-up", type=float, default=2.0, metavar="SECONDS",
                     help="busy the GPU this long first (an H200 reads 2-5x slow for ~20 s after idling)")
+    ap.add_argument("--fast", action="store_true",
+                    help="also time the fast precision (results checked by its bound, docs/PRECISION.md)")
     args = ap.parse_args(argv)
     from vyre_vk.ops import all_ops
     from vyre_vk.opt.critical_path import model_for
@@ -224,7 +251,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         for k, entry in enumerate(entries, 1):
             t0 = time.perf_counter()
             try:
-                row = bench_op(dev, entry, args.smoke, repeats, period, torch)
+                row = bench_op(dev, entry, args.smoke, repeats, period, torch, args.fast)
             except Exception as e:  # one broken op must not hide the others' numbers
                 row = {"op": entry.id, "size": "?", "error": f"{type(e).__name__}: {e}"[:500],
                        "check_registered": {"ok": False}, "check_bench": None}

@@ -32,20 +32,23 @@ def _ms(v: Optional[float]) -> str:
 
 
 COLUMNS = ("op", "size", "ours GPU ms", "ours e2e ms", "torch GPU ms", "torch e2e ms", "ratio",
-           "crit path ms", "mem bound ms", "ours/bound", "check")
+           "fast GPU ms", "fast ratio", "crit path ms", "mem bound ms", "ours/bound", "check")
 
 
 def row_cells(r: dict) -> list[str]:
     if "error" in r:
-        return [r["op"].replace("vyre-libs::", ""), r.get("size", "?"), *["-"] * 8, "ERROR"]
+        return [r["op"].replace("vyre-libs::", ""), r.get("size", "?"), *["-"] * 10, "ERROR"]
     check = "ok" if r["check_registered"]["ok"] and (r["check_bench"] or {"ok": True})["ok"] else "FAIL"
+    if not r.get("fast_check", {"ok": True})["ok"]:
+        check += " (fast over its bound)"
+    fast = r.get("ratio_fast")
     if r.get("torch_agrees") is False:
         check += f" (torch differs {r['torch_rel_err']:.1e})"
     ratio = r.get("ratio_gpu")
     dist = r.get("distance_to_bound")
     return [r["op"].replace("vyre-libs::", ""), r["size"], _ms(r["ours_gpu_ms"]), _ms(r["ours_e2e_ms"]),
             _ms(r.get("torch_gpu_ms")), _ms(r.get("torch_e2e_ms")), f"{ratio:.2f}x" if ratio else "-",
-            _ms(r["critical_path_ms"]), _ms(r["memory_bound_ms"]), f"{dist:.1f}x" if dist else "-", check]
+            _ms(r.get("fast_gpu_ms")), f"{fast:.2f}x" if fast else "-", _ms(r["critical_path_ms"]), _ms(r["memory_bound_ms"]), f"{dist:.1f}x" if dist else "-", check]
 
 
 def print_table(result: dict) -> None:
@@ -62,6 +65,9 @@ def print_table(result: dict) -> None:
     g = result["geomean_gpu_ratio_vs_torch"]
     print(f"geomean GPU-time ratio ours/PyTorch over {result['ops_with_torch']} op(s) with an equivalent: "
           + (f"{g:.2f}x" if g else "n/a (no PyTorch with CUDA in this run)"))
+    gf = result.get("geomean_fast_ratio_vs_torch")
+    if gf:
+        print(f"geomean GPU-time ratio in the fast precision: {gf:.2f}x")
     if result["failures"]:
         print(f"FAILED checks: {', '.join(result['failures'])}")
     if result["torch_disagrees"]:

@@ -288,7 +288,8 @@ def _schedule(program: "Program", options: Options):
 
     if not options.passes:
         return [(program, 1)], [], []
-    graph, reports = optimize(program, options.passes, device_class=options.device_class, validated=True)
+    graph, reports = optimize(program, options.passes, device_class=options.device_class, validated=True,
+                              precision=options.precision)
     try:
         for st in graph.stages:
             check_limits(st, options.limits)

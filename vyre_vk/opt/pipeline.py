@@ -43,6 +43,7 @@ from .split_invocations import SPLIT_INVOCATIONS
 from .idle import GUARD_IDLE
 from .privatize import PRIVATIZE
 from .protocol import OptimizerError, Pass, PassContext
+from .reassociate import REASSOCIATE
 from .unroll import UNROLL_LOADS
 
 
@@ -95,7 +96,7 @@ class ProgramGraph:
 
 
 #: Every pass, in the order optimize() runs them (see protocol.py for their shape).
-PASS_ORDER: tuple[Pass, ...] = (CONSTANT_FOLD, DCE, SPLIT_PHASES, SPREAD, TABULATE, SPLIT_INVOCATIONS, GUARD_IDLE, PRIVATIZE, CSE, LICM, HOIST_INVARIANT, FISSION, UNROLL_LOADS, WORKGROUP_SIZE,
+PASS_ORDER: tuple[Pass, ...] = (CONSTANT_FOLD, DCE, SPLIT_PHASES, SPREAD, TABULATE, SPLIT_INVOCATIONS, GUARD_IDLE, PRIVATIZE, CSE, LICM, HOIST_INVARIANT, FISSION, REASSOCIATE, UNROLL_LOADS, WORKGROUP_SIZE,
                                 COARSEN)
 PASS_NAMES: tuple[str, ...] = tuple(p.name for p in PASS_ORDER)
 PASSES: dict[str, Pass] = {p.name: p for p in PASS_ORDER}
@@ -171,7 +172,8 @@ def _chosen(passes: Union[bool, Iterable, None]) -> frozenset:
     return frozenset(names)
 
 
-def _context(device_class: str, local_size: Optional[int], hoist_min_loops: int) -> PassContext:
+def _context(device_class: str, local_size: Optional[int], hoist_min_loops: int,
+             precision: str = "exact") -> PassContext:
     if local_size is not None and (isinstance(local_size, bool) or not isinstance(local_size, int) or local_size < 0):
         raise OptimizerError(f"local_size={local_size!r} is not a positive whole number of invocations. "
                              "Fix: pass e.g. 64 or 256, or None for the device class's best size.")
@@ -180,17 +182,21 @@ def _context(device_class: str, local_size: Optional[int], hoist_min_loops: int)
                              "Fix: pass 0 (hoist any invariant work) or 1 (only work with a loop, the default).")
     size = local_size or BEST_LOCAL_SIZE.get(device_class, BEST_LOCAL_SIZE["default"])
     min_wgs, min_local = (1, size) if local_size else MIN_WORKGROUPS.get(device_class, MIN_WORKGROUPS["default"])
-    return PassContext(device_class, size, min_wgs, min_local, hoist_min_loops)
+    if precision not in ("exact", "fast"):
+        raise OptimizerError(f"precision {precision!r} is not 'exact' or 'fast'. Fix: pass one of those.")
+    return PassContext(device_class, size, min_wgs, min_local, hoist_min_loops, precision)
 
 
 def optimize(program: Program, passes: Union[bool, Iterable[str], None] = True, *,
              device_class: str = "default", local_size: Optional[int] = None,
-             hoist_min_loops: int = 1, validated: bool = False) -> tuple[ProgramGraph, list[PassReport]]:
+             hoist_min_loops: int = 1, validated: bool = False,
+             precision: str = "exact") -> tuple[ProgramGraph, list[PassReport]]:
     """Run `passes` (True: all; False/None/empty: none; or an iterable of pass names) on
     `program`, in PASS_ORDER. Returns the graph and one PassReport per pass asked for.
 
     ``validated=True``: the caller has just validated `program` (the compile front door), so it
-    is not validated again. The schedule's stages are validated once at the end (a pass bug
+    is not validated again. ``precision="fast"`` lets the passes whose ``precision`` is "fast"
+    (reassociate) run; in "exact" every pass keeps the reference's bits. The schedule's stages are validated once at the end (a pass bug
     never reaches the GPU: the program is then returned as written, with a ``schedule`` report
     saying why), or after every pass when :func:`check_each_pass`.
 
@@ -200,7 +206,7 @@ def optimize(program: Program, passes: Union[bool, Iterable[str], None] = True, 
     (['dce', 'cse'], 1)
     """
     chosen = _chosen(passes)
-    ctx = _context(device_class, local_size, hoist_min_loops)
+    ctx = _context(device_class, local_size, hoist_min_loops, precision)
     if not validated:
         validate(program)
     check = check_each_pass()

@@ -47,6 +47,7 @@ class PassContext:
     min_workgroups: int = 1
     min_local: int = 64
     hoist_min_loops: int = 1
+    precision: str = "exact"  # "fast": passes with precision = "fast" may reassociate (docs/PRECISION.md)
 
 
 #: The context the pass functions (constant_fold(p), ...) run their pass object with.
@@ -92,6 +93,8 @@ class PassBase:
     max_stages: Optional[int] = None
     max_splits: Optional[int] = None
     tidy: tuple[str, ...] = ()
+    #: "exact": the reference's bits, in every precision; "fast": runs only in the fast precision
+    precision: str = "exact"
 
     def applies(self, program: Program, ctx: PassContext) -> bool:
         return True
