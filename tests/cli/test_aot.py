@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.fakes import ManagerWith
 from vyre_vk import aot, reference
 from vyre_vk.cli import main
 from vyre_vk.compile import Options
@@ -184,19 +185,6 @@ def test_fused_fma_folders_carry_a_probe_the_runner_checks(capsys, tmp_path, vk_
         np.testing.assert_array_equal(mod.run({"input": x})["output"].view(np.uint32), want.view(np.uint32))
 
 
-class _NoFloat64:
-    """A kp.Manager whose device does not report shaderFloat64 (everything else passes through)."""
-
-    def __init__(self, mgr):
-        self._mgr = mgr
-
-    def get_device_properties(self):
-        return {**self._mgr.get_device_properties(), "shader_float64": False}
-
-    def __getattr__(self, name):
-        return getattr(self._mgr, name)
-
-
 def test_float64_folders_run_where_the_device_has_it_and_are_refused_elsewhere(tmp_path, vk_device):
     """--float64 on (the nvidia and llvmpipe default) evaluates exp/tanh in double: the manifest says
     so, the result is the reference's bits on lavapipe, and a device without shaderFloat64 is refused."""
@@ -208,14 +196,14 @@ def test_float64_folders_run_where_the_device_has_it_and_are_refused_elsewhere(t
     assert "double vyre_exp64" in (tmp_path / man["stages"][0]["comp"]).read_text()
     with aot.load(tmp_path, manager=vk_device.manager) as mod:
         np.testing.assert_array_equal(mod.run({"input": x})["output"].view(np.uint32), want)
-    mod = aot.load(tmp_path, manager=_NoFloat64(vk_device.manager))
+    mod = aot.load(tmp_path, manager=ManagerWith(vk_device.manager, shader_float64=False))
     with pytest.raises(aot.ManifestError, match="shaderFloat64.*Fix: emit again with --float64 off"):
         mod.run({"input": x})
     assert main(["emit", op, "--device-class", "llvmpipe", "--float64", "off", "-o", str(tmp_path)]) == 0
     man = json.loads((tmp_path / "manifest.json").read_text())
     assert man["options"]["limits"]["float64"] is False
     assert "double" not in (tmp_path / man["stages"][0]["comp"]).read_text()
-    with aot.load(tmp_path, manager=_NoFloat64(vk_device.manager)) as mod:
+    with aot.load(tmp_path, manager=ManagerWith(vk_device.manager, shader_float64=False)) as mod:
         np.testing.assert_array_equal(mod.run({"input": x})["output"].view(np.uint32), want)
 
 

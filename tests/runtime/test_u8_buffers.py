@@ -26,6 +26,8 @@ from vyre_vk.ir import (BufferDecl, DataType, Expr, Node, Program, ValidationErr
 from vyre_vk.ir.validate import TypeMismatch
 from vyre_vk.runtime import Device, kp_bridge
 
+from tests.fakes import ManagerWith
+
 U8, I8, U32, I32, F32, BOOL = DataType.U8, DataType.I8, DataType.U32, DataType.I32, DataType.F32, DataType.Bool
 v, u = Expr.var, Expr.u32
 MODES = (False, True)  # Device.compile(optimize=...)
@@ -334,22 +336,9 @@ def test_emit_manifest_and_aot_run_a_byte_program(vk_device, tmp_path):
     if vk_device.limits.storage_8bit:
         with aot.load(tmp_path / "b8", manager=vk_device.manager) as mod:
             _same(mod.run(inputs), reference.run(COPY, inputs))
-    mod = aot.load(tmp_path / "b8", manager=_No8bit(vk_device.manager))
+    mod = aot.load(tmp_path / "b8", manager=ManagerWith(vk_device.manager, storage_buffer_8bit=False))
     with pytest.raises(aot.ManifestError, match="8-bit storage.*Fix: emit again with --storage-8bit off"):
         mod.run(inputs)
-
-
-class _No8bit:
-    """A kp.Manager whose device does not report storageBuffer8BitAccess (everything else passes through)."""
-
-    def __init__(self, mgr):
-        self._mgr = mgr
-
-    def get_device_properties(self):
-        return {**self._mgr.get_device_properties(), "storage_buffer_8bit": False}
-
-    def __getattr__(self, name):
-        return getattr(self._mgr, name)
 
 
 @pytest.mark.parametrize("obj", ["vyre_vk.lower.bytes", "vyre_vk.runtime.kp_bridge.packed_words",

@@ -225,3 +225,23 @@ ZERO_TYPES = (DataType.F32, DataType.U32, DataType.I32)
 def size_of(nodes: Iterable[N.Node]) -> int:
     """Expression nodes in `nodes` (a cost proxy)."""
     return sum(1 for _ in node_all_exprs(nodes))
+
+
+def iteration(base: E.Expr, j: int) -> E.Expr:
+    """``base + j``: the loop variable of copy `j` in a block of iterations starting at `base`."""
+    return base if j == 0 else E.BinOpExpr(BinOp.Add, base, E.LitU32(j))
+
+
+def blocked_loop(loop: N.Loop, factor: int, fresh: "NameSource", body_of) -> list:
+    """`loop` (literal bounds) as blocks of `factor` iterations, then the rest as `loop` itself.
+
+    The block loop's body is ``let base = from + io * factor`` followed by ``body_of(Var(base))``,
+    the statements that run the block's `factor` iterations (see :func:`iteration`)."""
+    lo, hi = loop.from_.value, loop.to.value
+    outer = (hi - lo) // factor
+    io, base = fresh(loop.var + "o"), fresh(loop.var + "b")
+    head = N.Let(base, E.BinOpExpr(BinOp.Add, E.LitU32(lo), E.BinOpExpr(BinOp.Mul, E.Var(io), E.LitU32(factor))))
+    out: list = [N.Loop(io, E.LitU32(0), E.LitU32(outer), (head, *body_of(E.Var(base))))]
+    if lo + outer * factor < hi:
+        out.append(N.Loop(loop.var, E.LitU32(lo + outer * factor), loop.to, loop.body))
+    return out

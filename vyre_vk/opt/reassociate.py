@@ -36,7 +36,7 @@ from ..ir import node as N
 from ..ir.program import Program
 from ..ir.types import DataType
 from ..ir.walk import map_expr, node_all_exprs, node_exprs, rewrite_nodes, walk_expr, walk_nodes
-from .analysis import Facts, NameSource, all_names, assigned_vars, defined_vars, replace_entry
+from .analysis import Facts, NameSource, all_names, assigned_vars, blocked_loop, defined_vars, iteration, replace_entry
 from .protocol import PassBase, PassContext, Rewrite
 
 #: Partial sums per accumulator: 4 breaks the add chain into four independent ones (an f32 add's
@@ -89,19 +89,13 @@ def reassociate(p: Program, k: int = SPLIT_K) -> tuple[Program, str]:
         if not accs:
             return None
         parts = {a: [a] + [fresh(f"{a}_{j}") for j in range(1, k)] for a in accs}
-        outer = (hi - lo) // k
-        io, base = fresh(loop.var + "o"), fresh(loop.var + "b")
-        body: list = [N.Let(base, E.BinOpExpr(E.BinOp.Add, E.LitU32(lo), E.BinOpExpr(E.BinOp.Mul, E.Var(io),
-                                                                                     E.LitU32(k))))]
-        for j in range(k):
-            at = E.Var(base) if j == 0 else E.BinOpExpr(_ADD, E.Var(base), E.LitU32(j))
-            ren = {a: parts[a][j] for a in accs}
-            copy = rewrite_nodes(loop.body, stmt=lambda n, ren=ren: _renamed(n, ren))
-            body.append(N.Block((N.Let(loop.var, at),) + tuple(copy)))
+
+        def block(base: E.Expr) -> list:
+            return [N.Block((N.Let(loop.var, iteration(base, j)),) + tuple(rewrite_nodes(
+                loop.body, stmt=lambda n, j=j: _renamed(n, {a: parts[a][j] for a in accs})))) for j in range(k)]
+
         out: list = [N.Let(parts[a][j], E.LitF32(0)) for a in accs for j in range(1, k)]
-        out.append(N.Loop(io, E.LitU32(0), E.LitU32(outer), tuple(body)))
-        if lo + outer * k < hi:
-            out.append(N.Loop(loop.var, E.LitU32(lo + outer * k), loop.to, loop.body))
+        out += blocked_loop(loop, k, fresh, block)
         out += [N.Assign(a, _pairwise([E.Var(v) for v in parts[a]])) for a in accs]
         done.append(f"{loop.var} ({hi - lo} terms: {', '.join(accs)})")
         return tuple(out)

@@ -34,7 +34,8 @@ from ..ir import node as N
 from ..ir.optable import TRANSCENDENTAL_UNOPS, UnOp
 from ..ir.program import Program, Region
 from ..ir.walk import map_expr, node_all_exprs, rewrite_nodes, walk_expr, walk_nodes
-from .analysis import Facts, NameSource, all_names, assigned_vars, defined_vars, replace_entry, size_of
+from .analysis import (Facts, NameSource, all_names, assigned_vars, blocked_loop, defined_vars, iteration, replace_entry,
+                       size_of)
 from .spread import SPREAD_GENERATOR
 from .protocol import OptimizerError, PassBase, PassContext, Rewrite
 
@@ -153,27 +154,24 @@ def unroll_loads(p: Program, factor: int = UNROLL) -> tuple[Program, str]:
         if loads is None:
             return None
         lo, hi = loop.from_.value, loop.to.value
-        outer = (hi - lo) // factor
-        mo, mb = fresh(loop.var + "o"), fresh(loop.var + "b")
-        body: list = [N.Let(mb, E.BinOpExpr(E.BinOp.Add, E.LitU32(lo),
-                                            E.BinOpExpr(E.BinOp.Mul, E.Var(mo), E.LitU32(factor))))]
-        names: list = []
-        for k in range(factor):
-            at = E.Var(mb) if k == 0 else E.BinOpExpr(E.BinOp.Add, E.Var(mb), E.LitU32(k))
-            sub = lambda e, at=at: map_expr(e, lambda x: at if x == E.Var(loop.var) else None)  # noqa: E731
-            row = {}
-            for ld, at_index in loads:
-                name = fresh("pf")
-                body.append(N.Let(name, E.Load(ld.buffer, sub(at_index))))
-                row[ld] = E.Var(name)
-            names.append(row)
-        for k in range(factor):
-            at = E.Var(mb) if k == 0 else E.BinOpExpr(E.BinOp.Add, E.Var(mb), E.LitU32(k))
-            row = names[k]
-            body.append(N.Block((N.Let(loop.var, at),) + _replace_loads(loop.body, row)))
-        out = [N.Loop(mo, E.LitU32(0), E.LitU32(outer), tuple(body))]
-        if lo + outer * factor < hi:
-            out.append(N.Loop(loop.var, E.LitU32(lo + outer * factor), loop.to, loop.body))
+
+        def block(base: E.Expr) -> list:
+            body: list = []
+            names: list = []
+            for k in range(factor):
+                at = iteration(base, k)
+                sub = lambda e, at=at: map_expr(e, lambda x: at if x == E.Var(loop.var) else None)  # noqa: E731
+                row = {}
+                for ld, at_index in loads:
+                    name = fresh("pf")
+                    body.append(N.Let(name, E.Load(ld.buffer, sub(at_index))))
+                    row[ld] = E.Var(name)
+                names.append(row)
+            for k in range(factor):
+                body.append(N.Block((N.Let(loop.var, iteration(base, k)),) + _replace_loads(loop.body, names[k])))
+            return body
+
+        out = blocked_loop(loop, factor, fresh, block)
         fewer = f", x{factor}: a large body" if factor != unroll else ""
         done.append(f"{loop.var} ({hi - lo} iterations, {len(loads)} load(s) each{fewer})")
         return tuple(out)
