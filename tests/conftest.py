@@ -51,9 +51,6 @@ def pytest_collection_modifyitems(config, items):
         path = item.nodeid.split("::", 1)[0]
         name = item.name  # the test's name with its parameters (a node id's last "::" may be inside an op id)
         slow = item.get_closest_marker("slow") or path.startswith(SLOW_FILES) or any(s in name for s in SLOW_TESTS)
-        # every registered op through each optimiser pass alone is a sweep (198 ops x 15 sets); the quick
-        # tier keeps every op through all passes together, and each pass alone via test_protocol
-        slow = slow or (name.startswith("test_registered_vectors_identical[") and not name.endswith("-all]"))
         item.add_marker(pytest.mark.slow if slow else pytest.mark.quick)
     rank = {f: k for k, f in enumerate(LONG_FILES)}
     items.sort(key=lambda it: rank.get(it.nodeid.split("::", 1)[0], len(LONG_FILES)))  # stable: order kept within

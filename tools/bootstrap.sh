@@ -54,6 +54,7 @@ fi
 # but PyPI. pybind11 2.13 is the oldest line with NumPy 2 support that kp 0.9.0's
 # -Werror build accepts.
 BUILD_REQS="pip>=24 setuptools>=70 wheel>=0.43 cffi>=1.16 pybind11==2.13.6 numpy>=1.26"
+export PIP_DISABLE_PIP_VERSION_CHECK=1  # three pip runs on a fresh clone; the check is a round trip each
 stamp_ok() { [ -f "$VENV/.vyre-$1" ] && [ "$(cat "$VENV/.vyre-$1")" = "$2" ]; }
 if [ ! -x "$VENV/bin/python" ]; then
   say "creating $VENV"

@@ -17,7 +17,6 @@ from vyre_vk.ops.registry import OpRegistrationError, builder_params
 from vyre_vk.testing.parity import ulp_budget
 
 from .interfaces import CATEGORY, CHILD_REGIONS, GENERATOR, INTERFACE, OUT, VYRE_EXPLICIT_ULP, WG
-from .measure import registered_elements
 from .oracles import ORACLES
 
 ALL = ops.all_ops()
@@ -84,15 +83,8 @@ def test_ulp_window_is_vyres_effective_tolerance_and_stated_in_the_module(entry)
     assert getattr(module, "ULP", "missing") == entry.ulp
 
 
-@by_id
-def test_random_run_is_at_least_10x_the_registered_vector(entry):
-    from vyre_vk import reference
-    spec = ORACLES[entry.id]
-    ins = spec.inputs(np.random.default_rng(0), spec.params)
-    out = reference.run(entry.build_with(**spec.params), ins)
-    n = sum(np.asarray(v).size for v in ins.values()) + sum(v.size for v in out.values())
-    n *= spec.repeats  # fixed-size programs run several independent random cases
-    assert n >= 10 * registered_elements(entry)
+# (every op's random run is >= 10x its registered vector: checked on its seed-0 run in test_random.py,
+# which has the reference's outputs at hand)
 
 
 @by_id

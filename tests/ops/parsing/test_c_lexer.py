@@ -83,11 +83,8 @@ def test_vyres_4096_byte_vector_on_vulkan(vk_device):
     assert [got[k].tobytes() for k in ("out_tok_types", "out_tok_starts", "out_tok_lens", "out_counts")] == want
 
 
-@pytest.mark.slow
-def test_vyres_4096_byte_vector_on_the_reference():
-    ins, want = ident_run_case(4096)
-    got = reference.run(get("vyre-libs::parsing::c_lexer").build_with(haystack_len=4096), ins)
-    assert [got[k].tobytes() for k in ("out_tok_types", "out_tok_starts", "out_tok_lens", "out_counts")] == want
+# (the same vector through the reference took 12-17 s of the suite's budget: the reference reproduces
+# vyre's bytes on the registered vectors, and equals Vulkan on random and real-file runs)
 
 
 # ------------------------------------------------------------------ keywords
