@@ -184,36 +184,17 @@ class Module:
             self._device_checked = True
         return self._mgr
 
-    def _check_native(self, device_name: str) -> None:
-        """Fast-precision shaders that use device builtins: measure them with the folder's probe."""
-        from vyre_vk.runtime.native_math import measure, native_cases
-        from vyre_vk.runtime.probes import _dispatch
-
-        probe = self.manifest["native_probe"]
-        try:
-            words = (self.folder / probe["spirv"]).read_bytes()
-        except OSError as e:
-            raise ManifestError(f"cannot read the native-math probe: {e}. Fix: emit the folder again.") from None
-        verdict = measure(_dispatch(self._mgr, words, list(native_cases())))
-        outside = [f for f in probe["functions"] if f not in verdict.allowed]
-        if outside:
-            raise ManifestError(
-                f"{self.folder} was emitted to use the builtin {', '.join(outside)} in the fast precision, and "
-                f"{device_name}'s is outside vyre's window ({verdict}). Fix: emit again with --native-math "
-                f"{','.join(f for f in probe['functions'] if f not in outside) or 'none'} (or run it through "
-                "vyre_vk.run, which probes the device).")
-
-    def _check_fma(self, device_name: str) -> None:
-        """These shaders divide with fma() (emitted for a fused device): run the folder's probe."""
+    def _run_probe(self, probe: Mapping, what: str) -> tuple[np.ndarray, np.ndarray]:
+        """Dispatch a folder's probe (its .spv over the cases file's a and b): (the results the
+        cases file expects, the device's)."""
         import kp
 
-        probe, mgr = self.manifest["fma_probe"], self._mgr
-        n = int(probe["count"])
+        mgr, n = self._mgr, int(probe["count"])
         try:
             cases = np.frombuffer((self.folder / probe["cases"]).read_bytes(), "<f4").astype(np.float32)
             words = (self.folder / probe["spirv"]).read_bytes()
         except OSError as e:
-            raise ManifestError(f"cannot read the fma probe: {e}. Fix: emit the folder again.") from None
+            raise ManifestError(f"cannot read the {what} probe: {e}. Fix: emit the folder again.") from None
         if cases.size != 3 * n:
             raise ManifestError(f"{probe['cases']} holds {cases.size} floats, not {3 * n}. Fix: emit the folder again.")
         empty = np.zeros(0, np.uint32)
@@ -222,9 +203,32 @@ class Module:
         seq = mgr.sequence()
         seq.record(kp.OpTensorSyncDevice(tensors)).record(kp.OpAlgoDispatch(algo, empty))
         seq.record(kp.OpTensorSyncLocal(tensors[2:])).eval()
-        correct = int(np.count_nonzero(tensors[2].data().view(np.uint32) == cases[2 * n:].view(np.uint32)))
+        got = np.asarray(tensors[2].data()).view(np.float32)[:n].copy()
         for obj in (seq, algo, *tensors):
             obj.destroy()
+        return cases[2 * n:], got
+
+    def _check_native(self, device_name: str) -> None:
+        """Fast-precision shaders that use device builtins: measure them with the folder's probe."""
+        from vyre_vk.ulps import worst_by_block
+
+        probe = self.manifest["native_probe"]
+        want, got = self._run_probe(probe, "native-math")
+        worst = worst_by_block(got, want, probe["order"], int(probe["per_function"]))
+        outside = [f for f in probe["functions"] if worst[f] > probe["windows"][f]]
+        if outside:
+            measured = ", ".join(f"{f} {worst[f]} ULP (window {probe['windows'][f]})" for f in probe["order"])
+            raise ManifestError(
+                f"{self.folder} was emitted to use the builtin {', '.join(outside)} in the fast precision, and "
+                f"{device_name}'s is outside vyre's window ({measured}). Fix: emit again with --native-math "
+                f"{','.join(f for f in probe['functions'] if f not in outside) or 'none'} (or run it through "
+                "vyre_vk.run, which probes the device).")
+
+    def _check_fma(self, device_name: str) -> None:
+        """These shaders divide with fma() (emitted for a fused device): run the folder's probe."""
+        want, got = self._run_probe(self.manifest["fma_probe"], "fma")
+        n = want.size
+        correct = int(np.count_nonzero(got.view(np.uint32) == want.view(np.uint32)))
         if correct != n:
             raise ManifestError(
                 f"{self.folder} was emitted for a device whose fma() is fused, and {device_name}'s is not "

@@ -143,6 +143,8 @@ def build_manifest(compiled: "Compiled", stem: str, sizes: Optional[Mapping[str,
     from vyre_vk import __version__
     from vyre_vk.aot import formula_grid
     from vyre_vk.lower import TRAP_WORDS
+    from vyre_vk.lower.fastmath import NATIVE_FUNCS, NATIVE_WINDOW_ULP
+    from vyre_vk.runtime.native_math import NATIVE_PROBE_CASES, PER_FUNC
     from vyre_vk.runtime.probes import PROBE_CASES, PROBE_LOCAL_SIZE
 
     program, opts = compiled.program, compiled.options
@@ -190,8 +192,12 @@ def build_manifest(compiled: "Compiled", stem: str, sizes: Optional[Mapping[str,
                       "local_size": PROBE_LOCAL_SIZE, "layout": "a, b, then a / b correctly rounded: count f32 each"}
         if opts.limits.fused_fma else None,
         # fast-precision shaders that use device builtins carry the probe that measures them
-        "native_probe": {"spirv": f"{stem}.native_probe.spv", "functions": list(opts.limits.native_math),
-                         "layout": "vyre_vk.runtime.native_math: native_cases() in, measure() on the output"}
+        "native_probe": {"spirv": f"{stem}.native_probe.spv", "cases": f"{stem}.native_probe.f32",
+                         "count": NATIVE_PROBE_CASES, "local_size": PROBE_LOCAL_SIZE, "per_function": PER_FUNC,
+                         "order": list(NATIVE_FUNCS), "windows": dict(NATIVE_WINDOW_ULP),
+                         "functions": list(opts.limits.native_math),
+                         "layout": "a, b, then float64's result rounded to f32: count f32 each; block k of "
+                                   "per_function results is order[k]'s"}
         if opts.precision == "fast" and opts.limits.native_math else None,
         "buffers": buffers, "scratch": scratch, "stages": stages,
         "ops": [{"op": "barrier", "buffers": list(arg)} if kind == "barrier" else {"op": "dispatch", "stage": arg}
@@ -282,9 +288,11 @@ def emit(compiled: "Compiled", stem: str, out_dir: Path, *, op: Optional[str] = 
         contents[manifest["fma_probe"]["spirv"]] = division_spirv()
         contents[manifest["fma_probe"]["cases"]] = np.concatenate([a, b, q]).astype("<f4").tobytes()
     if manifest["native_probe"]:
-        from vyre_vk.runtime.native_math import native_spirv
+        from vyre_vk.runtime.native_math import expected, native_cases, native_spirv
 
+        a, b = native_cases()
         contents[manifest["native_probe"]["spirv"]] = native_spirv()
+        contents[manifest["native_probe"]["cases"]] = np.concatenate([a, b, expected(a, b)]).astype("<f4").tobytes()
     contents[MANIFEST] = (json.dumps(manifest, indent=1) + "\n").encode()
     names = list(contents)
     try:
@@ -308,7 +316,7 @@ def emit(compiled: "Compiled", stem: str, out_dir: Path, *, op: Optional[str] = 
                     names.insert(names.index(MANIFEST), asm)
             for name in names:  # manifest.json last: it never names a file not yet in place
                 os.replace(tmp / name, out_dir / name)
-        stale = re.compile(re.escape(stem) + r"\.(stage\d+\.(spv|comp|spvasm)|fma_probe\.(spv|f32)|native_probe\.spv)")
+        stale = re.compile(re.escape(stem) + r"\.(stage\d+\.(spv|comp|spvasm)|(fma|native)_probe\.(spv|f32))")
         for old in out_dir.iterdir():
             if stale.fullmatch(old.name) and old.name not in names:
                 old.unlink()

@@ -144,13 +144,13 @@ FMA_ENV, FLOAT64_ENV, STORAGE_8BIT_ENV = "VYRE_VK_FMA", "VYRE_VK_FLOAT64", "VYRE
 NATIVE_MATH_ENV = "VYRE_VK_NATIVE_MATH"
 
 
-def _probe_wanted(env: str, off: str, meaning: str) -> bool:
+def _probe_wanted(env: str, off: str, meaning: str, on: str = "probe") -> bool:
     raw = os.environ.get(env, "").strip().lower()
-    if raw in ("", "probe"):
+    if raw in ("", on):
         return True
     if raw == off:
         return False
-    raise DeviceError(f"{env}={raw!r} is not 'probe' or '{off}'. Fix: unset it, or set it to "
+    raise DeviceError(f"{env}={raw!r} is not '{on}' or '{off}'. Fix: unset it, or set it to "
                       f"'{off}' to {meaning} on every device.")
 
 
@@ -166,13 +166,7 @@ def float64_wanted() -> bool:
 
 def storage_8bit_wanted() -> bool:
     """False when ``$VYRE_VK_8BIT`` asks for byte stores by compare-and-swap; raises on other values."""
-    raw = os.environ.get(STORAGE_8BIT_ENV, "").strip().lower()
-    if raw in ("", "on"):
-        return True
-    if raw == "off":
-        return False
-    raise DeviceError(f"{STORAGE_8BIT_ENV}={raw!r} is not 'on' or 'off'. Fix: unset it, or set it to 'off' to "
-                      "store bytes by compare-and-swap on their words on every device.")
+    return _probe_wanted(STORAGE_8BIT_ENV, "off", "store bytes by compare-and-swap on their words", on="on")
 
 
 class Device:
@@ -223,10 +217,10 @@ class Device:
         if float64_wanted():  # without shaderFloat64 there is nothing to probe
             self.float64 = Float64Probe(0, 0) if not self.properties.get("shader_float64") else \
                 self._probe("float64", float64_spirv, Float64Probe, lambda: float64_probe(self._mgr))
-        self.limits = replace(DeviceLimits.from_properties(self.properties, self.name),
-                              fused_fma=self.fma is not None and self.fma.passed,
+        limits = DeviceLimits.from_properties(self.properties, self.name)  # storage_8bit: what kp enabled
+        self.limits = replace(limits, fused_fma=self.fma is not None and self.fma.passed,
                               float64=self.float64 is not None and self.float64.passed,
-                              storage_8bit=bool(self.properties.get("storage_buffer_8bit")) and storage_8bit_wanted())
+                              storage_8bit=limits.storage_8bit and storage_8bit_wanted())
         if not self.probe.passed and not allow_loop_limit:
             self.close()
             raise DeviceError(

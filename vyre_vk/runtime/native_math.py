@@ -24,6 +24,7 @@ import numpy as np
 
 from vyre_vk import spirv
 from vyre_vk.lower.fastmath import NATIVE_FUNCS, NATIVE_WINDOW_ULP
+from vyre_vk.ulps import worst_by_block
 
 if TYPE_CHECKING:
     import kp
@@ -31,9 +32,6 @@ if TYPE_CHECKING:
 #: Arguments per function (four functions, one dispatch).
 PER_FUNC = 1024
 NATIVE_PROBE_CASES = PER_FUNC * len(NATIVE_FUNCS)
-#: Errors past this (wrong infinities, NaN for a number) are recorded as this many ULPs.
-ULP_CAP = 2**31 - 1
-FLT_MIN = float(np.finfo(np.float32).tiny)
 
 
 @dataclass(frozen=True)
@@ -104,16 +102,6 @@ def expected(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.choose(block, [full[f] for f in NATIVE_FUNCS]).astype(np.float32)
 
 
-def ulp_errors(got: np.ndarray, want: np.ndarray) -> np.ndarray:
-    """|got - want| in ULPs of want (of FLT_MIN below it), capped at ULP_CAP (NaN/inf mismatches)."""
-    g, w = got.astype(np.float64), want.astype(np.float64)
-    ulp = np.spacing(np.maximum(np.abs(want), FLT_MIN).astype(np.float32)).astype(np.float64)
-    with np.errstate(invalid="ignore", over="ignore"):
-        err = np.abs(g - w) / ulp
-    same = (g == w) | (np.isnan(g) & np.isnan(w))
-    return np.where(same, 0.0, np.minimum(np.nan_to_num(err, nan=ULP_CAP, posinf=ULP_CAP), ULP_CAP))
-
-
 @functools.lru_cache(maxsize=1)
 def native_spirv() -> bytes:
     """SPIR-V of the probe's program in the fast precision with every builtin (fastmath.py)."""
@@ -125,9 +113,8 @@ def native_spirv() -> bytes:
 
 def measure(got: np.ndarray) -> NativeMathProbe:
     """The probe's verdict on the dispatch's results ``got``."""
-    a, b = native_cases()
-    err = ulp_errors(got, expected(a, b)).reshape(len(NATIVE_FUNCS), PER_FUNC).max(axis=1)
-    return NativeMathProbe(*(int(np.ceil(e)) for e in err))
+    worst = worst_by_block(got, expected(*native_cases()), NATIVE_FUNCS, PER_FUNC)
+    return NativeMathProbe(*(worst[f] for f in NATIVE_FUNCS))
 
 
 def native_math_probe(mgr: "kp.Manager") -> NativeMathProbe:
@@ -139,4 +126,4 @@ def native_math_probe(mgr: "kp.Manager") -> NativeMathProbe:
 
 
 __all__ = ["NATIVE_PROBE_CASES", "NativeMathProbe", "PER_FUNC", "expected", "measure", "native_cases",
-           "native_math_probe", "native_program", "native_spirv", "ulp_errors"]
+           "native_math_probe", "native_program", "native_spirv"]
