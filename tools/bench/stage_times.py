@@ -2,6 +2,7 @@
 benchmark of record: tools/bench/ops.py is that).
 
     python3 tools/bench/stage_times.py "nn::attention@seq_len=1024,head_dim=64" "nn::softmax@n=1048576"
+    python3 tools/bench/stage_times.py --precision fast "nn::softmax@n=1048576"
 
 Each argument is an op id after ``vyre-libs::``, then ``@`` and integer builder overrides. Inputs
 are standard-normal f32 and small u32; times are medians of 5 profiles (timestamp queries around
@@ -26,20 +27,25 @@ def main(argv: Optional[list[str]] = None, repeats: int = 5) -> list[dict]:
     from vyre_vk.ops import get
     from vyre_vk.runtime import Device
 
+    args = list(sys.argv[1:] if argv is None else argv)
+    precision = "exact"
+    if args[:1] == ["--precision"]:
+        precision, args = args[1], args[2:]
     rows = []
     rng = np.random.default_rng(0)
     with Device() as dev:
-        for arg in (sys.argv[1:] if argv is None else argv):
+        for arg in args:
             op, kw = parse(arg)
             p = get(op).build_with(**kw)
             ins = {b.name: (rng.standard_normal(b.count).astype(np.float32) if b.element.numpy == np.float32
                             else rng.integers(0, 1000, b.count).astype(b.element.numpy))
                    for b in p.buffers if b.is_input}
-            k = dev.compile(p)
+            k = dev.compile(p, precision=precision)
+            k.profile(ins, repeats=2)  # first runs: pipeline creation, clocks
             per: list = []
             gpu, _ = k.profile(ins, repeats=repeats, per_op=per)
             med = np.median(np.array(per), axis=0)
-            print(f"== {op} {kw}: total {np.median(gpu) * 1e3:.3f} ms", flush=True)
+            print(f"== {op} {kw} {precision}: total {np.median(gpu) * 1e3:.3f} ms", flush=True)
             for i, t in enumerate(med):
                 print(f"   op {i:2d} {k.ops[i]}: {t * 1e3:.4f} ms")
             for st in k.compiled.stages:
