@@ -97,7 +97,7 @@ class ProgramGraph:
 
 
 #: Every pass, in the order optimize() runs them (see protocol.py for their shape).
-PASS_ORDER: tuple[Pass, ...] = (CONSTANT_FOLD, DCE, SPLIT_PHASES, SPREAD, SPLIT_CHAINS, TABULATE, SPLIT_INVOCATIONS, GUARD_IDLE, PRIVATIZE, CSE, LICM, HOIST_INVARIANT, FISSION, REASSOCIATE, UNROLL_LOADS, WORKGROUP_SIZE,
+PASS_ORDER: tuple[Pass, ...] = (CONSTANT_FOLD, DCE, SPLIT_PHASES, SPREAD, TABULATE, SPLIT_INVOCATIONS, GUARD_IDLE, PRIVATIZE, CSE, LICM, HOIST_INVARIANT, FISSION, SPLIT_CHAINS, REASSOCIATE, UNROLL_LOADS, WORKGROUP_SIZE,
                                 COARSEN)
 PASS_NAMES: tuple[str, ...] = tuple(p.name for p in PASS_ORDER)
 PASSES: dict[str, Pass] = {p.name: p for p in PASS_ORDER}

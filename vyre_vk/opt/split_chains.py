@@ -1,23 +1,28 @@
-"""Two-stage grid reductions: the fast precision's split of spread fold chains (docs/PRECISION.md).
+"""Two-stage grid reductions: the fast precision's split of long per-invocation folds (docs/PRECISION.md).
 
-``spread`` (spread.py) leaves a one-workgroup reduction's fold as T chains (T = the program's
-lanes, 256 for vyre's norms and softmax), lane ``local`` folding ``idx = chunk * T + local`` for
-``chunk`` in 0..C in order: C dependent steps (4096 for rms_norm over 2^20 values) on T/32 SMs.
-In the fast precision a chain may be regrouped, so this pass cuts each chain into P pieces of
-L = ceil(C/P) consecutive chunks, run by T*P invocations, and folds the P partial results of
-each lane in a second stage::
+Many of vyre's programs give each output one invocation that folds a long loop in order: GEMV rows
+(linear_relu: ``acc = b[i]; for k in 0..4096 { acc = acc + x[k] * w[k*N + i] }``), the seed op's row
+sums, and the T lane chains ``spread`` (spread.py) leaves of a one-workgroup reduction (256 chains
+of 4096 steps for rms_norm over 2^20 values). In the fast precision a fold may be regrouped, so this
+pass cuts each invocation's loop into P pieces, run by N*P invocations, and folds each output's P
+partial results in a second stage::
 
-    stage A (T*P invocations)                     stage B (T invocations)
-    local = g % T; part = g / T                   local = g
-    accs = inits                                  accs = partials[local]              (part 0)
-    for c in 0..L { chunk = part*L + c; BODY }    for p in 1..P { accs = accs (+) partials[p*T + local] }
-    partials[g] = accs                            POST (scratch[local] = accs)
+    stage A (N*P invocations)                      stage B (the original invocations)
+    i, piece = from g                              i = gid
+    accs = identities                              accs = inits
+    for k in piece's iterations { BODY }           for q in 0..P { accs = accs (+) partials[i, q] }
+    partials[g] = accs                             POST (out[i] = f(accs), ...)
 
-Accumulators qualify when each is updated once per step as ``acc = acc (+) t`` with (+) an f32 or
-integer Add, or Max/Min (vyre's Max/Min ignore NaN: order-free but for the sign of a zero), ``t``
-reads no accumulator and the init is the operation's identity (0 for Add; any literal for
-Max/Min, which are idempotent). Welford's mean and M2 (reduce_variance) are recognised as one
-idiom and merged by Chan et al.'s pairwise formula (welford.py). Every term is folded once: f32
+A piece is a run of consecutive iterations, with ``i`` the fastest-varying index of ``g`` (loads
+like ``w[k*N + i]`` stay coalesced); where the loop walks a row (``w[i*K + k]``: consecutive ``k``
+adjacent, consecutive ``i`` far apart) the pieces interleave instead (piece ``q`` takes ``k = q + P*c``)
+and ``q`` varies fastest, so a warp reads one row's consecutive elements.
+
+Accumulators qualify when each is updated once per iteration as ``acc = acc (+) t``, with (+) an f32
+or integer Add, or Max/Min, or ``select(t > acc, t, acc)`` and its mirror images (softmax's max;
+vyre's Max/Min and these selects ignore NaN terms: order-free but for the sign of a zero), ``t`` and
+every condition reading no accumulator. Welford's mean and M2 (reduce_variance) are recognised as
+one idiom and merged by Chan et al.'s pairwise formula (welford.py). Every term is folded once: f32
 sums stay within the recursive-summation bound of docs/PRECISION.md, integer sums are exact.
 
 >>> from vyre_vk.ops import get
@@ -31,189 +36,231 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Optional
+from typing import Callable, Optional
 
 from ..ir import expr as E
 from ..ir import node as N
 from ..ir.optable import BinOp
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess, DataType
-from ..ir.walk import node_all_exprs, walk_expr
-from .analysis import Facts, NameSource, all_names
+from ..ir.walk import node_all_exprs, walk_expr, walk_nodes
+from .analysis import Facts, NameSource, all_names, assigned_vars, stored_buffers, zero_literal
 from .protocol import PassBase, PassContext, Rewrite
-from .spread import CHAIN_LANES, MAP_LOCAL_SIZE, SPREAD_GENERATOR
-from .welford import Welford, match_welford
+from .welford import match_welford
 
-#: Invocations stage A may use (T*P): enough warps to fill an H200 several times over.
-MAX_LANES = 1 << 16
-#: Chains shorter than this stay whole (the second stage and its dispatch would cost more).
-MIN_CHAIN = 64
+SPLIT_GENERATOR = "vyre_vk.opt.split_chains"
+#: Invocations stage A aims for (N*P): enough warps to fill an H200 several times over.
+TARGET_LANES = 1 << 16
+#: Iterations per piece at least (shorter pieces cost more in the second stage than they save).
+MIN_PIECE = 32
 _ORDER_FREE = (BinOp.Add, BinOp.Max, BinOp.Min)
+_BUILTINS = (E.InvocationId, E.LocalId, E.WorkgroupId)
+_REFUSED_EXPRS = (E.Atomic, E.Call, E.SubgroupBallot, E.SubgroupShuffle, E.SubgroupReduce, E.SubgroupLocalId,
+                  E.SubgroupSize, E.BufLen)
+Combine = Callable[[E.Expr, E.Expr], E.Expr]
+
+
+@dataclasses.dataclass(frozen=True)
+class Fold:
+    """One accumulator's update: `add` (pieces start from zero, stage B from the init) or an
+    idempotent Max/Min/select (every piece may start from the init); `combine(acc, partial)`."""
+    add: bool
+    combine: Combine
 
 
 @dataclasses.dataclass(frozen=True)
 class Chain:
-    """A spread fold stage: lanes `tile`, chunks `chunks`, the loop's parts and the post stores."""
-    local: str
-    tile: int
+    """A stage ``let i = gid; HEAD; if i < n { PRE; for k { BODY }; POST }`` (HEAD, PRE: lets)."""
+    ivar: str
+    n: int
+    head: tuple
     pre: tuple
     loop: N.Loop
     post: tuple
 
 
 def match_chain(p: Program) -> Optional[Chain]:
-    """The fold stage spread.py writes, or None (any other shape)."""
-    if len(p.entry) != 1 or not isinstance(p.entry[0], Region) or p.entry[0].generator != SPREAD_GENERATOR:
+    """The stage as a :class:`Chain`, or None (any other shape)."""
+    stmts = tuple(p.entry)
+    while len(stmts) == 1 and isinstance(stmts[0], Region):
+        stmts = tuple(stmts[0].body)
+    if tuple(p.workgroup_size[1:]) != (1, 1) or any(b.is_workgroup for b in p.buffers) or len(stmts) < 2:
         return None
-    body = p.entry[0].body
-    if len(body) != 2 or not isinstance(body[0], N.Let) or body[0].value != E.InvocationId(0):
+    *head, guard = stmts
+    if not all(isinstance(s, N.Let) for s in head) or sum(s.value == E.InvocationId(0) for s in head) != 1:
         return None
-    local, guard = body[0].name, body[1]
-    if not (isinstance(guard, N.If) and not guard.otherwise and isinstance(guard.cond, E.BinOpExpr)
-            and guard.cond.op is BinOp.Lt and guard.cond.left == E.Var(local) and isinstance(guard.cond.right, E.LitU32)):
+    ivar = next(s.name for s in head if s.value == E.InvocationId(0))
+    head = [s for s in head if s.name != ivar]
+    c = guard.cond if isinstance(guard, N.If) and not guard.otherwise else None
+    if not (isinstance(c, E.BinOpExpr) and c.op is BinOp.Lt and c.left == E.Var(ivar) and isinstance(c.right, E.LitU32)):
         return None
+    body = (*head, *guard.then)
+    if any(isinstance(n, (N.Barrier, N.Return, N.Trap) + N.UNSUPPORTED_NODES) for n in walk_nodes(body)):
+        return None
+    if any(isinstance(x, _BUILTINS + _REFUSED_EXPRS) for x in node_all_exprs(body)):
+        return None  # stage A maps invocations to outputs its own way: only `i` may name one
     loops = [k for k, s in enumerate(guard.then) if isinstance(s, N.Loop)]
-    if len(loops) != 1:
+    if not loops or not all(isinstance(s, N.Let) for s in guard.then[:loops[0]]):
         return None
-    k = loops[0]
-    loop = guard.then[k]
-    if not (isinstance(loop.from_, E.LitU32) and loop.from_.value == 0 and isinstance(loop.to, E.LitU32)):
+    loop = guard.then[loops[0]]
+    if not (isinstance(loop.from_, E.LitU32) and isinstance(loop.to, E.LitU32)):
         return None
-    return Chain(local, guard.cond.right.value, tuple(guard.then[:k]), loop, tuple(guard.then[k + 1:]))
+    return Chain(ivar, c.right.value, tuple(head), tuple(guard.then[:loops[0]]), loop, tuple(guard.then[loops[0] + 1:]))
 
 
 def order_free(ch: Chain, facts: Facts) -> Optional[dict]:
-    """{accumulator: its combine} when every accumulator's steps may be regrouped (module
-    docstring); a combine maps (accumulator, partial) expressions to the merged value."""
-    inits = {s.name: s.value for s in ch.pre if isinstance(s, N.Let)}
-    if len(inits) != len(ch.pre):
-        return None
-    step = ch.loop.body[1].then if len(ch.loop.body) == 2 and isinstance(ch.loop.body[1], N.If) else ()
-    if not step or ch.loop.body[1].otherwise or not all(isinstance(s, (N.Let, N.Assign)) for s in step):
+    """{accumulator: its :class:`Fold`} when the loop's folds may be regrouped (module docstring)."""
+    inits = {s.name: s.value for s in ch.pre}
+    accs = assigned_vars(ch.loop.body)
+    if not accs or not accs <= set(inits) or ch.loop.var in accs:
         return None
     ops: dict = {}
-    for s in step:
-        reads = _vars(s.value) & set(inits)
-        if isinstance(s, N.Let):
-            if reads:
+    for n in walk_nodes(ch.loop.body):
+        if isinstance(n, N.Assign):
+            if n.name in ops or _vars(n.value) & accs - {n.name}:
                 return None
-            continue
-        if s.name not in inits or s.name in ops or reads - {s.name}:
-            return None
-        combine = _combine(s.value, E.Var(s.name), inits[s.name])
-        if combine is None or facts.type_of(E.Var(s.name)) not in (DataType.F32, DataType.U32, DataType.I32):
-            return None
-        ops[s.name] = combine
-    if set(ops) != set(inits):
-        return None
+            combine = _combine(n.value, E.Var(n.name))
+            if combine is None or facts.type_of(E.Var(n.name)) not in (DataType.F32, DataType.U32, DataType.I32):
+                return None
+            ops[n.name] = combine
+        elif isinstance(n, (N.Let, N.If)):
+            if _vars(n.value if isinstance(n, N.Let) else n.cond) & accs:
+                return None
+        elif not isinstance(n, N.Block):
+            return None  # a store, a nested loop, ...
     return ops
 
 
-def _combine(v: E.Expr, acc: E.Var, init: E.Expr):
-    """``acc (+) t`` (Add with a zero init; Max or Min) or ``select(t > acc, t, acc)`` and its
-    mirror images (softmax's max: NaN terms ignored, like Max) with a literal init, as a combine."""
-    literal = isinstance(init, (E.LitF32, E.LitU32, E.LitI32))
+def _combine(v: E.Expr, acc: E.Var) -> Optional[Fold]:
+    """``acc (+) t`` (Add, Max, Min) or ``select(t > acc, t, acc)`` and its mirror images (softmax's
+    max: NaN terms ignored, like Max) as a combine, or None."""
     if isinstance(v, E.BinOpExpr) and v.op in _ORDER_FREE and v.left == acc and acc.name not in _vars(v.right):
-        zero = init in (E.Expr.f32(0.0), E.LitU32(0), E.LitI32(0))
-        return (lambda a, b, op=v.op: E.BinOpExpr(op, a, b)) if (zero if v.op is BinOp.Add else literal) else None
-    if not (literal and isinstance(v, E.Select) and isinstance(v.cond, E.BinOpExpr) and v.false_val == acc):
+        return Fold(v.op is BinOp.Add, lambda a, b, op=v.op: E.BinOpExpr(op, a, b))
+    if not (isinstance(v, E.Select) and isinstance(v.cond, E.BinOpExpr) and v.false_val == acc):
         return None
     c, t = v.cond, v.true_val
     if acc.name in _vars(t) or c.op not in (BinOp.Gt, BinOp.Lt) or {c.left, c.right} != {t, acc}:
         return None
     t_left = c.left == t  # select(t > acc, t, acc) keeps the larger; (acc > t) the smaller
-    return lambda a, b, op=c.op: E.Select(E.BinOpExpr(op, b, a) if t_left else E.BinOpExpr(op, a, b), b, a)
+    return Fold(False, lambda a, b, op=c.op: E.Select(E.BinOpExpr(op, b, a) if t_left else E.BinOpExpr(op, a, b), b, a))
 
 
 def _vars(e: E.Expr) -> set[str]:
     return {x.name for x in walk_expr(e) if isinstance(x, E.Var)}
 
 
-def pieces(chunks: int, tile: int) -> int:
-    """P: the power of two nearest sqrt(chunks) (both stages' chains ~equal), within MAX_LANES.
+def pieces(trips: int, outputs: int) -> int:
+    """P, a power of two: pieces of >= MIN_PIECE iterations, N*P near TARGET_LANES, and P <= max(16,
+    sqrt(trips)) so stage B's fold of P partials stays short.
 
-    >>> pieces(4096, 256), pieces(65536, 256), pieces(63, 256)
-    (64, 256, 1)
+    >>> pieces(4096, 256), pieces(65536, 256), pieces(4096, 4096), pieces(8192, 2048), pieces(63, 256)
+    (64, 256, 16, 32, 1)
     """
-    if chunks < MIN_CHAIN:
-        return 1
-    p = 1 << round(math.log2(math.sqrt(chunks)))
-    return max(1, min(p, MAX_LANES // tile))
+    cap = min(trips // MIN_PIECE, TARGET_LANES // max(outputs, 1), max(16, math.isqrt(trips)))
+    return 1 << (cap.bit_length() - 1) if cap >= 1 else 1
+
+
+def row_walk(ch: Chain) -> bool:
+    """A load whose index steps by 1 with the loop variable and by more than 1 with ``i``."""
+    env = {s.name: s.value for s in (*ch.head, *ch.pre) + tuple(n for n in walk_nodes(ch.loop.body) if isinstance(n, N.Let))}
+    for x in node_all_exprs(ch.loop.body):
+        if isinstance(x, E.Load):
+            at = [_affine(x.index, env, {ch.ivar: i, ch.loop.var: k}) for i, k in ((1, 1), (1, 2), (2, 1))]
+            if None not in at and at[1] - at[0] == 1 and at[2] - at[0] > 1:
+                return True
+    return False
+
+
+def _affine(e: E.Expr, env: dict, vals: dict, depth: int = 0) -> Optional[int]:
+    """`e` evaluated over integers with `vals` (None where it reads anything else)."""
+    if depth > 32:
+        return None
+    if isinstance(e, E.LitU32):
+        return e.value
+    if isinstance(e, E.Var):
+        if e.name in vals:
+            return vals[e.name]
+        return _affine(env[e.name], env, vals, depth + 1) if e.name in env else None
+    if isinstance(e, E.BinOpExpr) and e.op in (BinOp.Add, BinOp.Sub, BinOp.Mul):
+        a, b = _affine(e.left, env, vals, depth + 1), _affine(e.right, env, vals, depth + 1)
+        if a is None or b is None:
+            return None
+        return a + b if e.op is BinOp.Add else a - b if e.op is BinOp.Sub else a * b
+    return None
 
 
 def split_chain(p: Program, ch: Chain) -> Optional[tuple[tuple[Program, Program], tuple, str]]:
     facts = Facts(p)
     ops = order_free(ch, facts)
-    welford = None if ops is not None else match_welford(ch, facts)
+    welford = match_welford(ch, facts) if ops is None else None
     if ops is None and welford is None:
         return None
-    accs = [s.name for s in ch.pre]
-    if not all(isinstance(s, N.Store) and isinstance(s.value, E.Var) for s in ch.post):
+    stored = stored_buffers(ch.post)
+    if any(isinstance(x, E.Load) and x.buffer in stored for x in node_all_exprs((*ch.head, *ch.pre, ch.loop))):
+        return None  # the loop would read what other outputs' invocations write
+    if any(facts.may_trap(s.value) for s in (*ch.head, *ch.pre)):
         return None
-    if not _guarded(ch):
-        return None
-    n_pieces = pieces(ch.loop.to.value, ch.tile)
+    lo, hi = ch.loop.from_.value, ch.loop.to.value
+    n_pieces = pieces(hi - lo, ch.n)
     if n_pieces < 2:
         return None
-    steps = -(-ch.loop.to.value // n_pieces)
-    lanes = ch.tile * n_pieces
+    accs = [s.name for s in ch.pre if s.name in (ops or (welford.n, welford.m1, welford.m2))]
+    steps, lanes, rows = -(-(hi - lo) // n_pieces), ch.n * n_pieces, row_walk(ch)
     fresh = NameSource(all_names(p), "opt_part_")
-    part, chunk, gid = fresh("p"), fresh("c"), fresh("g")
+    g, piece, c, q = fresh("g"), fresh("p"), fresh("c"), fresh("q")
     bufs = {a: fresh(a + "_") for a in accs}
     types = {a: facts.type_of(E.Var(a)) for a in accs}
     scratch = tuple(BufferDecl(bufs[a], 0, BufferAccess.ReadWrite, types[a], lanes) for a in accs)
-    tile = E.LitU32(ch.tile)
-    # stage A: piece `part` of lane `local`'s chain; the loop variable is the original chunk
-    loop = N.Loop(chunk, E.LitU32(0), E.LitU32(steps), (
-        N.Let(ch.loop.var, E.BinOpExpr(BinOp.Add, E.BinOpExpr(BinOp.Mul, E.Var(part), E.LitU32(steps)), E.Var(chunk))),
-        *ch.loop.body))
-    a_body = (N.Let(gid, E.InvocationId(0)), N.If(E.BinOpExpr(BinOp.Lt, E.Var(gid), E.LitU32(lanes)), (
-        N.Let(ch.local, E.BinOpExpr(BinOp.Mod, E.Var(gid), tile)),
-        N.Let(part, E.BinOpExpr(BinOp.Div, E.Var(gid), tile)),
-        *ch.pre, loop, *(N.Store(bufs[a], E.Var(gid), E.Var(a)) for a in accs)), ()))
-    stored = {s.buffer for s in ch.post}
-    used = {x.buffer for x in node_all_exprs(a_body) if isinstance(x, (E.Load, E.BufLen))}
-    a_bufs = [b for b in p.buffers if b.name in used and b.name not in stored]
-    a_bufs = [dataclasses.replace(b, binding=k) for k, b in enumerate(a_bufs)]
-    a_bufs += [dataclasses.replace(s, binding=len(a_bufs) + k, pipeline_live_out=True) for k, s in enumerate(scratch)]
-    stage_a = _stage(p, a_body, MAP_LOCAL_SIZE, a_bufs)
-    # stage B: lane `local` folds its P partial results in piece order, then the original stores
-    q = fresh("q")
-    at = E.BinOpExpr(BinOp.Add, E.BinOpExpr(BinOp.Mul, E.Var(q), tile), E.Var(ch.local))
+    b, v, lit = E.BinOpExpr, E.Var, E.LitU32
+    P, Nn = lit(n_pieces), lit(ch.n)
+    # stage A: iteration k of piece `piece` of output i; pieces start from each fold's identity
+    # (an Add's zero, a Max/Min's own init: idempotent) and stage B adds the init
+    if rows:  # interleaved pieces, the piece fastest in g: a warp reads a row's consecutive elements
+        i_of, p_of = b(BinOp.Div, v(g), P), b(BinOp.Mod, v(g), P)
+        k = b(BinOp.Add, lit(lo), b(BinOp.Add, b(BinOp.Mul, v(c), P), v(piece)))
+        at = lambda qq: b(BinOp.Add, b(BinOp.Mul, v(ch.ivar), P), qq)  # noqa: E731
+    else:     # consecutive pieces, i fastest in g
+        i_of, p_of = b(BinOp.Mod, v(g), Nn), b(BinOp.Div, v(g), Nn)
+        k = b(BinOp.Add, lit(lo), b(BinOp.Add, b(BinOp.Mul, v(piece), lit(steps)), v(c)))
+        at = lambda qq: b(BinOp.Add, b(BinOp.Mul, qq, Nn), v(ch.ivar))  # noqa: E731
+    zeroed = {a for a in accs if welford or ops[a].add}
+    pre_a = tuple(N.Let(s.name, zero_literal(types[s.name])) if s.name in zeroed else s for s in ch.pre)
+    inner = (N.Let(ch.loop.var, k), *ch.loop.body)
+    if n_pieces * steps != hi - lo:
+        inner = (N.Let(ch.loop.var, k), N.If(b(BinOp.Lt, v(ch.loop.var), lit(hi)), tuple(ch.loop.body), ()))
+    a_body = (N.Let(g, E.InvocationId(0)), N.If(b(BinOp.Lt, v(g), lit(lanes)), (
+        N.Let(ch.ivar, i_of), N.Let(piece, p_of), *ch.head, *pre_a, N.Loop(c, lit(0), lit(steps), inner),
+        *(N.Store(bufs[a], v(g), v(a)) for a in accs)), ()))
+    used = {x.buffer for x in node_all_exprs(a_body) if isinstance(x, E.Load)}
+    a_bufs = [dataclasses.replace(x, binding=j, access=BufferAccess.ReadOnly, is_output=False, pipeline_live_out=False,
+                                  output_byte_range=None) for j, x in enumerate(x for x in p.buffers if x.name in used)]
+    a_bufs += [dataclasses.replace(s, binding=len(a_bufs) + j, pipeline_live_out=True) for j, s in enumerate(scratch)]
+    stage_a = _stage(p, a_body, 256, a_bufs)
+    # stage B: the original invocations, each folding its P partials in piece order, then POST
     if welford is None:
-        merge = tuple(N.Assign(a, ops[a](E.Var(a), E.Load(bufs[a], at))) for a in accs)
+        fold = (N.Loop(q, lit(0), P, tuple(N.Assign(a, ops[a].combine(v(a), E.Load(bufs[a], at(v(q))))) for a in accs)),)
+        pre_b = ch.pre
     else:
-        merge = welford.merge({a: E.Load(bufs[a], at) for a in accs}, fresh)
-    b_body = (N.Let(ch.local, E.InvocationId(0)), N.If(E.BinOpExpr(BinOp.Lt, E.Var(ch.local), tile), (
-        *(N.Let(a, E.Load(bufs[a], E.Var(ch.local))) for a in accs),
-        N.Loop(q, E.LitU32(1), E.LitU32(n_pieces), merge), *ch.post), ()))
-    b_bufs = [dataclasses.replace(s, binding=k, access=BufferAccess.ReadOnly) for k, s in enumerate(scratch)]
-    b_bufs += [dataclasses.replace(b, binding=len(b_bufs) + k)
-               for k, b in enumerate(b for b in p.buffers if b.name in stored)]
-    stage_b = _stage(p, b_body, CHAIN_LANES, b_bufs)
-    how = "Welford states merged pairwise (Chan et al.)" if welford else "partials folded in piece order"
-    why = (f"fast precision: {ch.tile} chains of {ch.loop.to.value} steps cut into {n_pieces} pieces of {steps} "
-           f"({lanes} invocations), then {how} by {ch.tile} lanes")
+        fold = (N.Loop(q, lit(1), P, welford.merge({a: E.Load(bufs[a], at(v(q))) for a in accs}, fresh)),)
+        pre_b = tuple(N.Let(s.name, E.Load(bufs[s.name], at(lit(0)))) if s.name in bufs else s for s in ch.pre)
+    b_body = (N.Let(ch.ivar, E.InvocationId(0)), *ch.head,
+              N.If(b(BinOp.Lt, v(ch.ivar), Nn), (*pre_b, *fold, *ch.post), ()))
+    top = max((x.binding for x in p.buffers if not x.is_workgroup), default=-1) + 1
+    b_bufs = list(p.buffers) + [dataclasses.replace(s, binding=top + j, access=BufferAccess.ReadOnly)
+                                for j, s in enumerate(scratch)]
+    stage_b = _stage(p, b_body, p.workgroup_size[0], b_bufs)
+    how = ("Welford states merged pairwise (Chan et al.)" if welford else "partials folded in piece order")
+    why = (f"fast precision: {ch.n} folds of {hi - lo} steps cut into {n_pieces} {'interleaved ' if rows else ''}"
+           f"pieces of {steps} ({lanes} invocations), then {how} per output")
     return (stage_a, stage_b), scratch, why
 
 
-def _guarded(ch: Chain) -> bool:
-    """The step runs only for ``idx = chunk * T + local < c`` with c <= C * T, so the last piece's
-    chunks past C (P * L may exceed C) add nothing."""
-    let, cond = (ch.loop.body + (None, None))[:2]
-    return (isinstance(let, N.Let) and isinstance(cond, N.If) and not cond.otherwise
-            and let.value == E.BinOpExpr(BinOp.Add, E.BinOpExpr(BinOp.Mul, E.Var(ch.loop.var), E.LitU32(ch.tile)),
-                                         E.Var(ch.local))
-            and isinstance(cond.cond, E.BinOpExpr) and cond.cond.op is BinOp.Lt and cond.cond.left == E.Var(let.name)
-            and isinstance(cond.cond.right, E.LitU32) and cond.cond.right.value <= ch.loop.to.value * ch.tile)
-
-
 def _stage(p: Program, body, size: int, bufs) -> Program:
-    return Program(tuple(bufs), (size, 1, 1), (Region(SPREAD_GENERATOR, None, tuple(body)),), p.entry_op_id)
+    return Program(tuple(bufs), (size, 1, 1), (Region(SPLIT_GENERATOR, None, tuple(body)),), p.entry_op_id)
 
 
 class SplitChains(PassBase):
-    """Two-stage grid reductions of spread fold chains (module docstring); the fast precision only."""
+    """Two-stage grid reductions of long per-invocation folds (module docstring); fast precision only."""
     name = "split_chains"
     kind = "split"
     precision = "fast"  # results within docs/PRECISION.md's bound, not the reference's bits

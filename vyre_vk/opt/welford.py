@@ -27,7 +27,7 @@ from ..ir import expr as E
 from ..ir import node as N
 from ..ir.optable import BinOp
 from ..ir.types import DataType
-from ..ir.walk import walk_expr
+from ..ir.walk import replace_expr, walk_expr
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,29 +56,40 @@ class Welford:
         )
 
 
-def _is(e: E.Expr, op: BinOp, left: E.Expr, right: Optional[E.Expr] = None) -> bool:
-    return isinstance(e, E.BinOpExpr) and e.op is op and e.left == left and (right is None or e.right == right)
-
-
 def match_welford(ch, facts) -> Optional[Welford]:
-    """The chain's step as Welford's update (module docstring) with zero inits, or None."""
+    """The chain's loop body (or its one guarded block) as Welford's update (module docstring), with
+    zero inits among the chain's pre-loop lets, or None. The body is run symbolically (each let and
+    assignment substituted into the next), so common subexpressions bound to lets and renamed
+    temporaries match too."""
+    step = ch.loop.body
+    while len(step) >= 1 and isinstance(step[-1], N.If) and not step[-1].otherwise and all(
+            isinstance(s, N.Let) for s in step[:-1]):
+        step = step[-1].then  # spread's `let idx = chunk * T + local; if idx < n { ... }`
+    if not all(isinstance(s, (N.Let, N.Assign)) for s in step):
+        return None
+    order = list(dict.fromkeys(s.name for s in step if isinstance(s, N.Assign)))
     inits = {s.name: s.value for s in ch.pre if isinstance(s, N.Let)}
-    step = ch.loop.body[1].then if len(ch.loop.body) == 2 and isinstance(ch.loop.body[1], N.If) else ()
-    if len(step) != 6 or len(inits) != 3 or len(ch.pre) != 3:
+    ints = [a for a in order if facts.type_of(E.Var(a)) is DataType.U32]
+    floats = [a for a in order if facts.type_of(E.Var(a)) is DataType.F32]
+    if len(order) != 3 or len(ints) != 1 or len(floats) != 2:
         return None
-    lx, an, ld, am1, ld2, am2 = step
-    if not all(isinstance(s, t) for s, t in zip(step, (N.Let, N.Assign, N.Let, N.Assign, N.Let, N.Assign))):
+    w = Welford(ints[0], floats[0], floats[1])
+    if any(inits.get(a) != z for a, z in ((w.n, E.LitU32(0)), (w.m1, E.Expr.f32(0.0)), (w.m2, E.Expr.f32(0.0)))):
         return None
-    n, m1, m2 = an.name, am1.name, am2.name
-    if set(inits) != {n, m1, m2} or inits[n] != E.LitU32(0) or inits[m1] != E.Expr.f32(0.0) or inits[m2] != E.Expr.f32(0.0):
+    sym: dict = {}
+    for s in step:
+        sym[s.name] = replace_expr(s.value, lambda x: sym.get(x.name) if isinstance(x, E.Var) else None)
+    n0, m10, m20 = E.Var(w.n), E.Var(w.m1), E.Var(w.m2)
+    b = E.BinOpExpr
+    n1 = b(BinOp.Add, n0, E.LitU32(1))
+    m1 = sym[w.m1]
+    # M1' = M1 + (X - M1) / f32(n + 1), X reading no accumulator
+    if not (isinstance(m1, E.BinOpExpr) and m1.op is BinOp.Add and m1.left == m10 and isinstance(m1.right, E.BinOpExpr)
+            and m1.right.op is BinOp.Div and m1.right.right == E.Cast(DataType.F32, n1)
+            and isinstance(m1.right.left, E.BinOpExpr) and m1.right.left.op is BinOp.Sub and m1.right.left.right == m10):
         return None
-    if facts.type_of(E.Var(n)) is not DataType.U32 or facts.type_of(E.Var(m1)) is not DataType.F32:
+    x = m1.right.left.left
+    if {v.name for v in walk_expr(x) if isinstance(v, E.Var)} & {w.n, w.m1, w.m2}:
         return None
-    if {x.name for x in walk_expr(lx.value) if isinstance(x, E.Var)} & set(inits):
-        return None
-    x, d, d2 = E.Var(lx.name), E.Var(ld.name), E.Var(ld2.name)
-    ok = (_is(an.value, BinOp.Add, E.Var(n), E.LitU32(1)) and _is(ld.value, BinOp.Sub, x, E.Var(m1))
-          and _is(am1.value, BinOp.Add, E.Var(m1), E.BinOpExpr(BinOp.Div, d, E.Cast(DataType.F32, E.Var(n))))
-          and _is(ld2.value, BinOp.Sub, x, E.Var(m1)) and _is(am2.value, BinOp.Add, E.Var(m2), E.BinOpExpr(BinOp.Mul, d, d2)))
-    return Welford(n, m1, m2) if ok else None
-
+    m2 = b(BinOp.Add, m20, b(BinOp.Mul, b(BinOp.Sub, x, m10), b(BinOp.Sub, x, m1)))
+    return w if sym[w.n] == n1 and sym[w.m2] == m2 else None
