@@ -128,7 +128,7 @@ def test_emit_explain_says_why_it_fired(capsys, tmp_path):
     assert main(["emit", "vyre-libs::nn::linear_relu", "--arg", "in_dim=512", "--arg", "out_dim=64", "--precision",
                  "fast", "--explain", "-o", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "* reassociate: changed (fast precision: split f32 sums into 4 partial sums added pairwise" in out
+    assert "* reassociate: changed (" in out and "fast precision: split f32 sums into 4 partial sums added pairwise" in out
     assert main(["emit", "vyre-libs::nn::linear_relu", "--arg", "in_dim=512", "--arg", "out_dim=64", "--explain",
                  "-o", str(tmp_path)]) == 0
     assert "* reassociate" not in capsys.readouterr().out
