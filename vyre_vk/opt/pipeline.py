@@ -37,6 +37,7 @@ from .fold import CONSTANT_FOLD
 from .hoist import HOIST_INVARIANT, MAX_STAGES
 from .licm import LICM
 from .wgphases import SPLIT_PHASES
+from .single import SINGLE_INVOCATION
 from .spread import SPREAD
 from .split_chains import SPLIT_CHAINS
 from .tabulate import TABULATE
@@ -97,7 +98,7 @@ class ProgramGraph:
 
 
 #: Every pass, in the order optimize() runs them (see protocol.py for their shape).
-PASS_ORDER: tuple[Pass, ...] = (CONSTANT_FOLD, DCE, SPLIT_PHASES, SPREAD, TABULATE, SPLIT_INVOCATIONS, GUARD_IDLE, PRIVATIZE, CSE, LICM, HOIST_INVARIANT, FISSION, SPLIT_CHAINS, REASSOCIATE, UNROLL_LOADS, WORKGROUP_SIZE,
+PASS_ORDER: tuple[Pass, ...] = (CONSTANT_FOLD, DCE, SINGLE_INVOCATION, SPLIT_PHASES, SPREAD, TABULATE, SPLIT_INVOCATIONS, GUARD_IDLE, PRIVATIZE, CSE, LICM, HOIST_INVARIANT, FISSION, SPLIT_CHAINS, REASSOCIATE, UNROLL_LOADS, WORKGROUP_SIZE,
                                 COARSEN)
 PASS_NAMES: tuple[str, ...] = tuple(p.name for p in PASS_ORDER)
 PASSES: dict[str, Pass] = {p.name: p for p in PASS_ORDER}
