@@ -67,3 +67,15 @@ def test_stage_times_reports_every_dispatch_of_a_split_schedule():
     (row,) = stage_times.main(["nn::attention@seq_len=12,head_dim=20"], repeats=1)
     # the tabulated attention schedule: dispatches and barriers alternate, one time per recorded op
     assert len(row["per_op_s"]) >= 5 and row["total_s"] > 0 and all(t >= 0 for t in row["per_op_s"])
+
+
+def test_fast_check_is_normwise():
+    import numpy as np
+
+    e = {"o": np.float32([4.0, 0.0, -2.0]), "n": np.uint32([1, 2])}
+    same = {"o": e["o"].copy(), "n": e["n"].copy()}
+    assert ops.normwise_ulps(e, same) == 0.0
+    near_zero = {"o": np.float32([4.0, 2 ** -21, -2.0]), "n": e["n"]}  # 1 ULP of 4.0, unbounded ULPs of 0
+    assert ops.normwise_ulps(e, near_zero) == 1.0
+    assert ops.normwise_ulps(e, {"o": e["o"], "n": np.uint32([1, 3])}) == float("inf")  # integers: equal
+    assert ops.normwise_ulps(e, {"o": np.float32([4.0, np.nan, -2.0]), "n": e["n"]}) == float("inf")

@@ -100,13 +100,43 @@ def bench_torch(torch, entry, params: dict, inputs: dict, ours: dict, repeats: i
 OP_WARM_UP_S = 0.3
 
 
+def normwise_ulps(exact: dict, got: dict) -> float:
+    """Largest |fast - exact| of an f32 result in ULPs of its buffer's largest finite |exact| (NaNs
+    must match); other results must be equal (inf where they are not). A per-element ULP of a value
+    that cancels (a GEMV output near 0, gelu of a large negative x) says nothing about a regrouped
+    sum's error; the float64 contract of tests/ops/precision.py measures per element in ULPs of each
+    output's scale, and this is the benchmark's quick stand-in for it.
+
+    >>> normwise_ulps({"o": np.float32([1.0, 1e-6])}, {"o": np.float32([1.0, 1e-6 + 2 ** -23])})
+    1.0
+    """
+    worst = 0.0
+    for name, e in exact.items():
+        e, g = np.asarray(e), np.asarray(got[name])
+        if e.dtype != np.float32:
+            if not np.array_equal(e, g):
+                return math.inf
+            continue
+        nan = np.isnan(e)
+        if not np.array_equal(nan, np.isnan(g)):
+            return math.inf
+        fin = e[~nan & np.isfinite(e)]
+        scale = float(np.spacing(np.float32(np.abs(fin).max()))) if fin.size else 1.0
+        d = np.abs(g[~nan].astype(np.float64) - e[~nan].astype(np.float64))
+        d = d[np.isfinite(d)]
+        worst = max(worst, float(d.max()) / max(scale, 1e-45) if d.size else 0.0)
+    return worst
+
+
 def bench_fast(dev, program, inputs, grid, ours: dict, repeats: int, period_ns: float, smoke: bool) -> dict:
-    """The fast precision's GPU time, its results checked against the exact ones by its bound."""
+    """The fast precision's GPU time, its results checked against the exact ones normwise by its
+    window (:func:`normwise_ulps`; the per-element distance is reported beside it)."""
     from vyre_vk.testing.parity import compare
 
     kernel = dev.compile(program, precision="fast")
     got = kernel.run(inputs, grid=grid)
     report = compare(program, ours, got, precision="fast")
+    normwise = normwise_ulps(ours, got)
     if not smoke:
         end = time.perf_counter() + OP_WARM_UP_S
         while time.perf_counter() < end:
@@ -114,8 +144,8 @@ def bench_fast(dev, program, inputs, grid, ours: dict, repeats: int, period_ns: 
     gpu, _ = kernel.profile(inputs, repeats=repeats, timestamp_period_ns=period_ns, grid=grid)
     kernel.release()
     dev.forget(kernel)
-    return {"fast_gpu_ms": med(gpu) * 1e3, "fast_check": {"ok": report.ok, "worst_ulps": report.worst_ulps,
-                                                          "window": report.ulp}}
+    return {"fast_gpu_ms": med(gpu) * 1e3, "fast_check": {"ok": normwise <= report.ulp, "normwise_ulps": normwise,
+                                                          "worst_ulps": report.worst_ulps, "window": report.ulp}}
 
 
 def bench_op(dev, entry, smoke: bool, repeats: int, period_ns: float, torch, fast: bool = False) -> dict:
