@@ -54,8 +54,11 @@ FLOAT64_BY_CLASS = {"nvidia": True, "amd": True, "intel": False, "llvmpipe": Tru
 STORAGE_8BIT_BY_CLASS = {"nvidia": True, "amd": True, "intel": True, "llvmpipe": True, "default": False}
 #: The builtins `vyre-vk emit --precision fast` uses when not told (--native-math): what the native-math
 #: probe measured within vyre's windows (lavapipe 25.0.7: div 0, exp 61, sqrt 0 ULP; tanh is far off near
-#: 0). Classes not measured yet use none; the runtime always probes, the aot runner checks the folder's.
-NATIVE_MATH_BY_CLASS = {"nvidia": (), "amd": (), "intel": (), "llvmpipe": ("div", "exp", "sqrt"), "default": ()}
+#: 0. H200, driver 580.159.04: exp 58, sqrt 1, tanh 2 ULP; its `a / b` is 8.3e6 ULP off over the whole
+#: exponent range, docs/bench/h200-doctor-2026-12-05.txt). Classes not measured yet use none; the
+#: runtime always probes, the aot runner checks the folder's.
+NATIVE_MATH_BY_CLASS = {"nvidia": ("exp", "sqrt", "tanh"), "amd": (), "intel": (), "llvmpipe": ("div", "exp", "sqrt"),
+                        "default": ()}
 #: Compiled artefacts kept in memory (LRU); each holds its stages' GLSL and SPIR-V.
 MAX_CACHED = 256
 

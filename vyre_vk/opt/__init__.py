@@ -1,7 +1,8 @@
 """The optimiser: pure IR -> IR passes that keep the reference result bit-identical.
 
 Passes (in the order `optimize` runs them, ``PASS_ORDER``; their names are ``PASS_NAMES``):
-``constant_fold``, ``dce``, ``split_phases`` (one workgroup's barrier-separated phases as
+``constant_fold``, ``dce``, ``single_invocation`` (a program whose invocations all compute
+the same stores runs as invocation 0 alone: single.py), ``split_phases`` (one workgroup's barrier-separated phases as
 separate kernels, its workgroup memory as scratch; or every workgroup's phases, each
 workgroup's memory a slice of scratch: wgphases.py), ``spread`` (those phases' strided maps as
 one invocation per element, their strided folds as chains over many workgroups with the map
@@ -11,7 +12,8 @@ tables.py keeps one pre-pass per table), ``split_invocations`` (loops that each 
 output column become a grid dimension), ``guard_idle`` (workgroups past every effect's bound
 exit at once), ``cse``, ``licm``, ``hoist_invariant`` (splits a program into a
 pre-pass + main program: a graph), ``fission`` (independent loop chains of a pre-pass in
-separate invocations + a combine), ``unroll`` (load prefetch in long reduction loops),
+separate invocations + a combine), ``split_chains`` and ``reassociate`` (the fast precision only:
+long folds cut into pieces over the grid, split-K sums), ``unroll`` (load prefetch in long reduction loops),
 ``workgroup_size`` (free local size per device class), ``coarsen`` (4 elements per
 invocation for elementwise programs). Each is an object of the shape :class:`Pass`
 (protocol.py), declared next to its implementation. See :func:`optimize`.
