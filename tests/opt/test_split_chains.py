@@ -135,3 +135,17 @@ def test_registered_ops_it_rewrites_stay_within_the_fast_contract(vk_device, op,
     assert _fired(op, **{**ORACLES[op].params, **params}), op
     r = fast_errors(op, vk_device, seeds=(0, 1), params=params)
     assert r.ints_equal and r.fast <= r.window + FAST_EXTRA_ULP and r.fast <= r.exact + FAST_EXTRA_ULP, r
+
+
+def test_emit_explain_says_why_it_fired(capsys, tmp_path):
+    from vyre_vk.cli import main
+
+    args = ["emit", "vyre-libs::nn::linear_relu", "--arg", "in_dim=1024", "--arg", "out_dim=64", "--explain", "-o",
+            str(tmp_path)]
+    assert main(args + ["--precision", "fast"]) == 0
+    out = capsys.readouterr().out
+    assert "* split_chains: changed (fast precision: 64 folds of 1024 steps cut into 32 pieces of 32" in out
+    assert main(args) == 0
+    assert "* split_chains" not in capsys.readouterr().out
+    assert main(["emit", "vyre-libs::math::fft::fft_radix2", "--explain", "-o", str(tmp_path)]) == 0
+    assert "* single_invocation: changed (no invocation id" in capsys.readouterr().out
