@@ -39,6 +39,10 @@ def test_fires_on_long_folds_and_never_in_exact():
     assert "4096 folds of 4096 steps cut into 16 pieces of 256" in gemv
     rows = _fired("vyre-libs::nn::mlp_backward", model_dim=2048, hidden_dim=8192)[0]  # gx walks rows of w1
     assert "2048 folds of 8192 steps cut into 32 interleaved pieces of 256" in rows
+    # fission's kernel: its two row sums (h over w1's columns, gh along w2's rows) split one by one
+    assert ("component 0: fast precision: 8192 folds of 2048 steps cut into 8 pieces of 256" in rows
+            and "component 1: fast precision: 8192 folds of 2048 steps cut into 8 interleaved pieces" in rows)
+    assert "Welford states merged pairwise (Chan et al.), first in groups of 16 (4096 invocations)" in var
     assert _fired("vyre-libs::nn::rms_norm", n=4096) == []  # 16 chunks per lane: left whole
     _, reports = optimize(get("vyre-libs::nn::rms_norm").build_with(n=1 << 20), True)
     assert not any(r.name == "split_chains" and r.changed for r in reports)
@@ -126,6 +130,8 @@ SIZES = [("vyre-libs::nn::rms_norm", {"n": 40_000}), ("vyre-libs::nn::softmax", 
          ("vyre-libs::nn::linear_relu", {"in_dim": 512, "out_dim": 40}),
          ("vyre-libs::nn::linear_4bit", {"in_dim": 512, "out_dim": 40}),
          ("vyre-libs::nn::mlp_backward", {"model_dim": 16, "hidden_dim": 512}),
+         ("vyre-libs::nn::mlp_backward", {"model_dim": 128, "hidden_dim": 64}),   # fission's components
+         ("vyre-libs::math::reduce_variance", {"n": 1 << 18}),                     # Welford groups of 16
          ("vyre-libs::nn::attention", {"seq_len": 64, "head_dim": 8}),
          ("vyre-libs::quant::int4_batched_matmul_top1_f32_scaled", {"batch": 2, "rows": 8, "cols": 512})]
 

@@ -79,7 +79,10 @@ class LowererBase:
         # double where the device has it (ffmath64.py); in the fast precision, plain f32 arithmetic and
         # the device's builtins that its probe measured within vyre's windows (fastmath.py)
         self.table = {**GLSL_HELPERS, **(FUSED if fused_fma else {}), **(BRANCHLESS if latency_bound else {}),
-                      **(FLOAT64 if float64 else {}), **(fast_table(native_math) if fast else {})}
+                      **(FLOAT64 if float64 else {})}
+        # fast mode's division falls back to the exact one outside the range Vulkan bounds
+        self.table["vyre_fdiv_exact"] = self.table["vyre_fdiv"].replace("float vyre_fdiv(", "float vyre_fdiv_exact(", 1)
+        self.table.update(fast_table(native_math) if fast else {})
         self.decls = {b.name: b for b in program.buffers}
         self.names = glsl_names(program)
         self.var = self.names.variables  # IR variable -> GLSL name

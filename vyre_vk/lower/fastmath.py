@@ -42,8 +42,13 @@ FAST_HELPERS: dict[str, str] = {
 
 #: Per native function: the helpers it replaces with the device's builtin.
 NATIVE_HELPERS: dict[str, dict[str, str]] = {
-    "div": {"vyre_fdiv": "float vyre_fdiv(float a, float b) { return a / b; }",
-            "vyre_frcp": "float vyre_frcp(float a) { return 1.0 / a; }"},
+    # Vulkan bounds OpFDiv at 2.5 ULP only for |b| in [2^-126, 2^126] (NVIDIA computes a * rcp(b):
+    # 2^127 / 2^127 is 0 there); outside it, and for NaN or infinite b, the exact helper
+    "div": {"vyre_fdiv": """float vyre_fdiv(float a, float b) {
+    float d = abs(b);
+    if (d >= 1.17549435e-38 && d <= 8.50705917e37) return a / b;
+    return vyre_fdiv_exact(a, b);
+}"""},
     "sqrt": {"vyre_sqrt_rn": "float vyre_sqrt_rn(float a) { return sqrt(a); }",
              "vyre_rsqrt": "float vyre_rsqrt(float a) { return inversesqrt(a); }"},
     "exp": {"vyre_exp": "float vyre_exp(float x) { return exp(x); }"},

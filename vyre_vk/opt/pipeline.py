@@ -221,7 +221,8 @@ def optimize(program: Program, passes: Union[bool, Iterable[str], None] = True, 
         stages, new, whys = _run_pass(p, stages, ctx, check)
         scratch += new
         if whys and hasattr(p, "merge"):  # a pass's graph-wide step (tabulate: one pre-pass per table)
-            stages, scratch = p.merge(stages, scratch)
+            stages, scratch, *why = p.merge(stages, scratch)  # and optionally why it changed the graph
+            whys += [w for w in why if w]
         reports.append(PassReport(p.name, bool(whys), "; ".join(whys)))
         if whys:  # e.g. dce after hoisting: lets the main stage no longer reads
             for name in p.tidy:

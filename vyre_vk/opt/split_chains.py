@@ -30,7 +30,7 @@ sums stay within the recursive-summation bound of docs/PRECISION.md, integer sum
 >>> g, _ = optimize(get("vyre-libs::nn::rms_norm").build_with(n=1 << 16), ["split_phases", "spread", "split_chains"],
 ...                 precision="fast")
 >>> [st.workgroup_size[0] for st in g.stages]
-[256, 32, 256, 256, 256]
+[256, 32, 256, 256]
 """
 from __future__ import annotations
 
@@ -43,9 +43,10 @@ from ..ir import node as N
 from ..ir.optable import BinOp
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess, DataType
-from ..ir.walk import node_all_exprs, walk_expr, walk_nodes
+from ..ir.walk import map_expr, node_all_exprs, rewrite_nodes, walk_expr, walk_nodes
 from .analysis import Facts, NameSource, all_names, assigned_vars, stored_buffers, zero_literal
 from .protocol import PassBase, PassContext, Rewrite
+from .fission import FISSION_GENERATOR
 from .welford import match_welford
 
 SPLIT_GENERATOR = "vyre_vk.opt.split_chains"
@@ -53,6 +54,8 @@ SPLIT_GENERATOR = "vyre_vk.opt.split_chains"
 TARGET_LANES = 1 << 16
 #: Iterations per piece at least (shorter pieces cost more in the second stage than they save).
 MIN_PIECE = 32
+#: Welford partials merged per invocation and level when there are more pieces than this.
+WELFORD_GROUP = 16
 _ORDER_FREE = (BinOp.Add, BinOp.Max, BinOp.Min)
 _BUILTINS = (E.InvocationId, E.LocalId, E.WorkgroupId)
 _REFUSED_EXPRS = (E.Atomic, E.Call, E.SubgroupBallot, E.SubgroupShuffle, E.SubgroupReduce, E.SubgroupLocalId,
@@ -237,22 +240,105 @@ def split_chain(p: Program, ch: Chain) -> Optional[tuple[tuple[Program, Program]
     a_bufs += [dataclasses.replace(s, binding=len(a_bufs) + j, pipeline_live_out=True) for j, s in enumerate(scratch)]
     stage_a = _stage(p, a_body, 256, a_bufs)
     # stage B: the original invocations, each folding its P partials in piece order, then POST
+    extra: tuple = ()
     if welford is None:
         fold = (N.Loop(q, lit(0), P, tuple(N.Assign(a, ops[a].combine(v(a), E.Load(bufs[a], at(v(q))))) for a in accs)),)
         pre_b = ch.pre
     else:
-        fold = (N.Loop(q, lit(1), P, welford.merge({a: E.Load(bufs[a], at(v(q))) for a in accs}, fresh)),)
-        pre_b = tuple(N.Let(s.name, E.Load(bufs[s.name], at(lit(0)))) if s.name in bufs else s for s in ch.pre)
+        src, at_b, count = bufs, at, n_pieces
+        if n_pieces > WELFORD_GROUP:  # merge groups of WELFORD_GROUP partials first (stage B1)
+            stage_b1, src, scratch2 = _welford_groups(p, ch, welford, accs, bufs, types, at, n_pieces, fresh, scratch)
+            extra, scratch, count = (stage_b1,), scratch + scratch2, n_pieces // WELFORD_GROUP
+            at_b = lambda qq: b(BinOp.Add, b(BinOp.Mul, qq, Nn), v(ch.ivar))  # noqa: E731
+        fold = (N.Loop(q, lit(1), lit(count), welford.merge({a: E.Load(src[a], at_b(v(q))) for a in accs}, fresh)),)
+        pre_b = tuple(N.Let(s.name, E.Load(src[s.name], at_b(lit(0)))) if s.name in src else s for s in ch.pre)
     b_body = (N.Let(ch.ivar, E.InvocationId(0)), *ch.head,
               N.If(b(BinOp.Lt, v(ch.ivar), Nn), (*pre_b, *fold, *ch.post), ()))
     top = max((x.binding for x in p.buffers if not x.is_workgroup), default=-1) + 1
+    b_read = [s for s in scratch if s.name in {x.buffer for x in node_all_exprs(b_body) if isinstance(x, E.Load)}]
     b_bufs = list(p.buffers) + [dataclasses.replace(s, binding=top + j, access=BufferAccess.ReadOnly)
-                                for j, s in enumerate(scratch)]
+                                for j, s in enumerate(b_read)]
     stage_b = _stage(p, b_body, p.workgroup_size[0], b_bufs)
     how = ("Welford states merged pairwise (Chan et al.)" if welford else "partials folded in piece order")
+    if welford and extra:
+        how += f", first in groups of {WELFORD_GROUP} ({ch.n * n_pieces // WELFORD_GROUP} invocations)"
     why = (f"fast precision: {ch.n} folds of {hi - lo} steps cut into {n_pieces} {'interleaved ' if rows else ''}"
            f"pieces of {steps} ({lanes} invocations), then {how} per output")
-    return (stage_a, stage_b), scratch, why
+    return (stage_a, *extra, stage_b), scratch, why
+
+
+def _welford_groups(p: Program, ch: Chain, welford, accs, bufs, types, at, n_pieces: int, fresh, scratch):
+    """Stage B1 of a Welford split with many pieces: invocation (i, grp) merges partials grp*G ..
+    grp*G + G-1 of output i in piece order into one state, stored at grp*N + i. A serial merge of
+    256 states (two divisions each) in 256 invocations was 0.136 ms on the H200; two levels of 16
+    spread it over 4096 invocations. (stage B1, its scratch names by accumulator, its scratch)"""
+    b, v, lit = E.BinOpExpr, E.Var, E.LitU32
+    groups, G, Nn = n_pieces // WELFORD_GROUP, WELFORD_GROUP, lit(ch.n)
+    h, grp, t = fresh("h"), fresh("grp"), fresh("t")
+    names = {a: fresh(a + "_g") for a in accs}
+    scratch2 = tuple(BufferDecl(names[a], 0, BufferAccess.ReadWrite, types[a], ch.n * groups) for a in accs)
+    first = b(BinOp.Mul, v(grp), lit(G))
+    body = (N.Let(h, E.InvocationId(0)), N.If(b(BinOp.Lt, v(h), lit(ch.n * groups)), (
+        N.Let(ch.ivar, b(BinOp.Mod, v(h), Nn)), N.Let(grp, b(BinOp.Div, v(h), Nn)),
+        *(N.Let(a, E.Load(bufs[a], at(first))) for a in accs),
+        N.Loop(t, lit(1), lit(G), welford.merge({a: E.Load(bufs[a], at(b(BinOp.Add, first, v(t)))) for a in accs}, fresh)),
+        *(N.Store(names[a], v(h), v(a)) for a in accs)), ()))
+    ro = [dataclasses.replace(s, binding=j, access=BufferAccess.ReadOnly) for j, s in enumerate(scratch)]
+    out = [dataclasses.replace(s, binding=len(ro) + j, pipeline_live_out=True) for j, s in enumerate(scratch2)]
+    return _stage(p, body, 256, ro + out), names, scratch2
+
+
+def fission_components(p: Program) -> Optional[list[Program]]:
+    """Fission's stage A (``if g < K*L { if g < L { C0 } else if g < 2L { C1 } ... }``: fission.py) as
+    K programs of the chain shape, component c as ``let i = gid; if i < L { C_c with g := i + c*L }``,
+    or None. The seed op's two row sums share one kernel there, which no single chain matches."""
+    if not (len(p.entry) == 1 and isinstance(p.entry[0], Region) and p.entry[0].generator == FISSION_GENERATOR):
+        return None
+    gid, lit = E.InvocationId(0), E.LitU32
+    outer = p.entry[0].body
+    if not (len(outer) == 1 and isinstance(outer[0], N.If) and not outer[0].otherwise):
+        return None
+    bodies, node = [], outer[0].then
+    while len(node) == 1 and isinstance(node[0], N.If) and node[0].otherwise:
+        bodies.append(node[0].then)
+        node = node[0].otherwise
+    bodies.append(node)
+    length = outer[0].cond.right.value // len(bodies) if isinstance(outer[0].cond.right, E.LitU32) else 0
+    if outer[0].cond != E.BinOpExpr(BinOp.Lt, gid, lit(length * len(bodies))) or len(bodies) < 2:
+        return None
+    names = NameSource(all_names(p), "opt_comp_")
+    out = []
+    for c, body in enumerate(bodies):
+        i = names("i")
+        at = E.BinOpExpr(BinOp.Add, E.Var(i), lit(c * length)) if c else E.Var(i)
+        body = rewrite_nodes(body, expr=lambda e, at=at: map_expr(e, lambda x: at if x == gid else None))
+        used = {x.buffer for x in node_all_exprs(body) if isinstance(x, (E.Load, E.BufLen))} | stored_buffers(body)
+        bufs = [dataclasses.replace(b, binding=j) for j, b in enumerate(b for b in p.buffers if b.name in used)]
+        out.append(Program(tuple(bufs), p.workgroup_size, (Region(FISSION_GENERATOR, None, (
+            N.Let(i, gid), N.If(E.BinOpExpr(BinOp.Lt, E.Var(i), lit(length)), body, ()))),), p.entry_op_id))
+    return out
+
+
+def split_components(p: Program) -> Optional[tuple[tuple[Program, ...], tuple, str]]:
+    """Fission's components each split (:func:`split_chain`): every stage A, the components that do
+    not split, then every stage B (the A stages share no buffer, so they need no barrier between)."""
+    comps = fission_components(p)
+    if comps is None:
+        return None
+    firsts, lasts, scratch, whys = [], [], [], []
+    for k, comp in enumerate(comps):
+        ch = match_chain(comp)
+        r = None if ch is None else split_chain(comp, ch)
+        if r is None:
+            lasts.insert(0, comp)
+            continue
+        firsts.append(r[0][0])
+        lasts.append(r[0][1])
+        scratch += r[1]
+        whys.append(f"component {k}: {r[2]}")
+    if not whys:
+        return None
+    return tuple(firsts + lasts), tuple(scratch), "; ".join(whys)
 
 
 def _stage(p: Program, body, size: int, bufs) -> Program:
@@ -266,13 +352,14 @@ class SplitChains(PassBase):
     precision = "fast"  # results within docs/PRECISION.md's bound, not the reference's bits
 
     def applies(self, program: Program, ctx: PassContext) -> bool:
-        return ctx.precision == "fast" and match_chain(program) is not None
+        return ctx.precision == "fast" and (match_chain(program) is not None
+                                            or fission_components(program) is not None)
 
     def run(self, program: Program, ctx: PassContext) -> Optional[Rewrite]:
         if ctx.precision != "fast":  # the exact precision's bits: nothing to do
             return None
         ch = match_chain(program)
-        r = None if ch is None else split_chain(program, ch)
+        r = split_components(program) if ch is None else split_chain(program, ch)
         return None if r is None else Rewrite(r[0], r[1], detail=r[2])
 
     def explain(self, rewrite: Rewrite) -> str:

@@ -18,6 +18,9 @@ workgroup 0, lane ``local`` visiting ``idx = chunk * T + local`` for ``chunk`` i
   A chain step would otherwise wait a whole memory latency for its load: the ``unroll`` pass
   (unroll.py), which runs later, issues the loads of 16 steps ahead of their folds.
 
+The phases left in workgroup 0 (the trees) then run as one kernel again, barriers between them
+(rejoin.py): softmax's max tree and its store of the max are one kernel below.
+
 Only stages of exactly that shape are rewritten: the loop guarded by ``workgroup_x == 0`` and
 nothing else, literal bounds, lanes named only through ``local``, no barrier, no workgroup
 memory, no trap, stores of a map only at ``idx`` to buffers the stage never loads.
@@ -28,7 +31,7 @@ Example::
     >>> from vyre_vk.opt import optimize
     >>> graph, reports = optimize(get("vyre-libs::nn::softmax").build_with(n=1000), ["split_phases", "spread"])
     >>> [st.workgroup_size[0] for st in graph.stages]
-    [32, 256, 256, 256, 32, 256, 256]
+    [32, 256, 256, 32, 256, 256]
 """
 from __future__ import annotations
 
@@ -43,6 +46,7 @@ from ..ir.types import BufferAccess, DataType
 from ..ir.walk import expr_children, node_all_exprs, replace_expr, rewrite_nodes, walk_expr, walk_nodes
 from .analysis import Facts, NameSource, all_names, assigned_vars, read_vars, stored_buffers
 from .phases import implies_wg0, invocation_pure, resolve
+from .rejoin import rejoin
 from .protocol import PassBase, PassContext, Rewrite
 
 SPREAD_GENERATOR = "vyre_vk.opt.spread"
@@ -255,6 +259,11 @@ class Spread(PassBase):
             return Rewrite((r[0],), (), detail=r[1])
         f = None if m is None else spread_fold(program, m)
         return None if f is None else Rewrite(f[0], f[1], detail=f[2])
+
+    def merge(self, stages: list, scratch: list) -> tuple[list, list, Optional[str]]:
+        """After every stage was spread: the phases left in workgroup 0 as one kernel (rejoin.py)."""
+        joined, why = rejoin(stages)
+        return joined, scratch, why
 
 
 SPREAD = Spread()

@@ -26,12 +26,13 @@ and on variables the loop body does not define or assign (the body's leading ind
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Optional
 
 from ..ir import expr as E
 from ..ir import node as N
-from ..ir.optable import TRANSCENDENTAL_UNOPS, UnOp
+from ..ir.optable import TRANSCENDENTAL_UNOPS, BinOp, UnOp
 from ..ir.program import Program, Region
 from ..ir.walk import map_expr, node_all_exprs, rewrite_nodes, walk_expr, walk_nodes
 from .analysis import (Facts, NameSource, all_names, assigned_vars, blocked_loop, defined_vars, iteration, replace_entry,
@@ -63,6 +64,18 @@ def unroll_factor(device_class: str) -> int:
         raise OptimizerError(f"VYRE_VK_UNROLL={env!r} is not a positive whole number of loop copies. "
                              "Fix: set it to e.g. 8 or 16, or unset it to use the device class's factor.")
     return factor
+
+
+def rolling(precision: str) -> bool:
+    """Whether heavy loops get :func:`rolling_prefetch`: by default in the fast precision (its split
+    Welford pieces, reduce_variance's), not yet in exact mode; ``$VYRE_VK_ROLL=1`` / ``0`` turns it
+    on / off in both (a tuning knob for measurements, like ``$VYRE_VK_UNROLL``).
+
+    >>> rolling("exact") == (os.environ.get("VYRE_VK_ROLL") == "1")
+    True
+    """
+    env = os.environ.get("VYRE_VK_ROLL")
+    return env == "1" if env in ("0", "1") else precision == "fast"
 
 
 _HEAVY = TRANSCENDENTAL_UNOPS | {UnOp.Sqrt, UnOp.InverseSqrt, UnOp.Reciprocal}
@@ -134,8 +147,10 @@ def _inline(e: E.Expr, lets: dict) -> E.Expr:
     return map_expr(e, lambda x: lets.get(x.name) if isinstance(x, E.Var) else None) if lets else e
 
 
-def unroll_loads(p: Program, factor: int = UNROLL) -> tuple[Program, str]:
-    """Unroll every innermost literal-bounds loop that reads memory and writes none."""
+def unroll_loads(p: Program, factor: int = UNROLL, roll: bool = False) -> tuple[Program, str]:
+    """Unroll every innermost literal-bounds loop that reads memory and writes none; with `roll`, a
+    loop whose body is too large or heavy to copy gets a ring of prefetched loads instead
+    (:func:`rolling_prefetch`)."""
     if isinstance(factor, bool) or not isinstance(factor, int) or factor < 1:
         raise OptimizerError(f"unroll factor {factor!r} is not a positive whole number of loop copies. "
                              "Fix: pass e.g. 8 or 16.")
@@ -151,6 +166,12 @@ def unroll_loads(p: Program, factor: int = UNROLL) -> tuple[Program, str]:
     def rewrite(loop: N.Loop) -> Optional[tuple]:
         factor = loop_factor(loop, unroll)
         loads = _candidate(loop, facts, factor, inline_index)
+        if loads is None and not factor and roll:
+            r = rolling_prefetch(loop, facts, unroll, fresh)
+            if r is not None:
+                done.append(f"{loop.var} ({loop.to.value - loop.from_.value} iterations, a large or heavy body: "
+                            f"{r[1]} load(s) kept in flight by a ring, no copies)")
+                return tuple(r[0])
         if loads is None:
             return None
         lo, hi = loop.from_.value, loop.to.value
@@ -179,8 +200,84 @@ def unroll_loads(p: Program, factor: int = UNROLL) -> tuple[Program, str]:
     entry = rewrite_nodes(p.entry, stmt=lambda n: rewrite(n) if isinstance(n, N.Loop) else None)
     if not done:
         return p, ""
-    return replace_entry(p, entry), (f"unrolled x{unroll}, loads issued before the arithmetic (same order of "
-                                     f"operations): loop {', '.join(done)}")
+    return replace_entry(p, entry), (f"unrolled x{unroll} or prefetched, loads issued before the arithmetic "
+                                     f"(same order of operations): loop {', '.join(done)}")
+
+
+def _pure_index(v: E.Expr, facts: Facts) -> bool:
+    return not facts.may_trap(v) and all(not isinstance(x, (E.Load, E.BufLen, E.Atomic, E.Call)) for x in walk_expr(v))
+
+
+def _scoped(nodes, env: dict, changed: set, facts: Facts, fix) -> tuple:
+    """`nodes` (lets, assignments, ifs, blocks) rebuilt with ``fix(expr, env)`` on every expression,
+    `env` holding the pure lets in scope (never assigned) by name, substituted."""
+    env = dict(env)
+    out: list = []
+    for n in nodes:
+        if isinstance(n, N.If):
+            out.append(dataclasses.replace(n, cond=fix(n.cond, env), then=_scoped(n.then, env, changed, facts, fix),
+                                           otherwise=_scoped(n.otherwise, env, changed, facts, fix)))
+        elif isinstance(n, (N.Block, N.Region)):
+            out.append(dataclasses.replace(n, body=_scoped(n.body, env, changed, facts, fix)))
+        else:  # Let, Assign
+            out.append(dataclasses.replace(n, value=fix(n.value, env)))
+            v = _inline(n.value, env)
+            if isinstance(n, N.Let) and n.name not in changed and _pure_index(v, facts):
+                env[n.name] = v
+    return tuple(out)
+
+
+def rolling_prefetch(loop: N.Loop, facts: Facts, depth: int, fresh) -> Optional[tuple[list, int]]:
+    """``loop`` with each load issued `depth` iterations ahead through a ring of lets (no body
+    copies: for bodies too large or too heavy to unroll), or None. A load is keyed by its buffer and
+    its index with the lets before it substituted (reassociate's copies bind the same names in
+    sibling blocks), and qualifies when that index reads only the loop variable and values the loop
+    never changes. Loads only move earlier and the body writes no buffer, so values are unchanged;
+    the ring's loads past the end read beyond the loop's range or out of bounds, harmlessly (a load
+    cannot trap), and are never used."""
+    if not (isinstance(loop.from_, E.LitU32) and isinstance(loop.to, E.LitU32)):
+        return None
+    lo, hi = loop.from_.value, loop.to.value
+    if hi - lo < 4 * depth or any(isinstance(n, (N.Loop, N.Store, N.Barrier, N.Return, N.Trap)) or not isinstance(
+            n, (N.Let, N.Assign, N.If, N.Block, N.Region)) for n in walk_nodes(loop.body)):
+        return None
+    if any(isinstance(x, E.Atomic) for x in node_all_exprs(loop.body)):
+        return None
+    changed = assigned_vars(loop.body)
+    local = defined_vars(loop.body) | changed
+    if loop.var in local:
+        return None
+    found: dict = {}  # (buffer, index) -> None, in first-seen order
+
+    def find(e: E.Expr, env: dict) -> E.Expr:
+        for x in walk_expr(e):
+            if isinstance(x, E.Load) and x.buffer not in facts.workgroup_bufs and not facts.may_trap(x):
+                at = _inline(x.index, env)
+                if not any(isinstance(v, E.Var) and v.name in local for v in walk_expr(at)):
+                    found.setdefault((x.buffer, at), None)
+        return e
+
+    _scoped(loop.body, {}, changed, facts, find)
+    if not found:
+        return None
+    ahead = max(1, depth // len(found))
+    sub = lambda at, k: map_expr(at, lambda x: k if x == E.Var(loop.var) else None)  # noqa: E731
+    pre: list = []
+    head: list = []
+    cur: dict = {}
+    for buf, at in found:
+        ring = [fresh("rp") for _ in range(ahead)]
+        pre += [N.Let(r, E.Load(buf, sub(at, E.LitU32(lo + d)))) for d, r in enumerate(ring)]
+        c = fresh("rc")
+        head += [N.Let(c, E.Var(ring[0]))] + [N.Assign(ring[d], E.Var(ring[d + 1])) for d in range(ahead - 1)]
+        head.append(N.Assign(ring[-1], E.Load(buf, sub(at, E.BinOpExpr(BinOp.Add, E.Var(loop.var), E.LitU32(ahead))))))
+        cur[(buf, at)] = E.Var(c)
+
+    def use(e: E.Expr, env: dict) -> E.Expr:
+        return map_expr(e, lambda x: cur.get((x.buffer, _inline(x.index, env))) if isinstance(x, E.Load) else None)
+
+    body = tuple(head) + _scoped(loop.body, {}, changed, facts, use)
+    return pre + [N.Loop(loop.var, loop.from_, loop.to, body)], len(found) * ahead
 
 
 def _replace_loads(nodes, row: dict) -> tuple:
@@ -197,7 +294,7 @@ class Unroll(PassBase):
         return any(isinstance(n, N.Loop) for n in walk_nodes(program.entry))
 
     def run(self, program: Program, ctx: PassContext) -> Rewrite:
-        q, why = unroll_loads(program, unroll_factor(ctx.device_class))
+        q, why = unroll_loads(program, unroll_factor(ctx.device_class), rolling(ctx.precision))
         return Rewrite((q,), detail=why)
 
 

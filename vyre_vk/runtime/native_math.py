@@ -6,9 +6,11 @@ GLSL leaves their precision to the driver (Vulkan allows 2.5 ULP for division, e
 (vyre_vk/lower/fastmath.py) uses a builtin only where this probe measured it within vyre's window
 (:data:`~vyre_vk.lower.fastmath.NATIVE_WINDOW_ULP`). The probe's program is lowered in the fast
 precision with every builtin, so it measures exactly what fast-mode kernels run. Its arguments
-cover each function's range: quotients and roots over the whole normal exponent range, exp over
+cover each function's range: quotients and roots over the whole normal exponent range (and
+|b| > 2^126, where Vulkan leaves division unbounded), exp over
 [-87, 88] (results normal), tanh over N(0, 3) and tiny arguments. The error of a result is its
-distance from float64's result rounded to f32, in ULPs of that value (of FLT_MIN below it).
+distance from float64's result rounded to f32, in ULPs of that value, results below FLT_MIN on
+either side taken as signed zeros, as the reference's canonicalisation makes them (vyre_vk.ulps).
 
 >>> a, b = native_cases()
 >>> a.size == b.size == NATIVE_PROBE_CASES
@@ -84,6 +86,10 @@ def native_cases() -> tuple[np.ndarray, np.ndarray]:
 
     sign = lambda k: np.where(rng.integers(0, 2, k) == 1, 1.0, -1.0).astype(np.float32)  # noqa: E731
     div_a, div_b = spread(n) * sign(n), spread(n) * sign(n)
+    # the last sixteenth: |b| above 2^126, where Vulkan does not bound division (fast mode's guard)
+    big = n // 16
+    div_b[-big:] = (rng.uniform(1.0, 2.0, big) * 2.0 ** 127).astype(np.float32) * sign(big)
+    div_a[-big:] = (rng.uniform(1.0, 2.0, big) * 2.0 ** rng.integers(100, 128, big)).astype(np.float32)
     exp_a = rng.uniform(-87.0, 88.0, n).astype(np.float32)
     sqrt_a = spread(n)
     tiny = (rng.uniform(1.0, 2.0, n // 4) * 2.0 ** rng.integers(-30, -3, n // 4)).astype(np.float32) * sign(n // 4)
