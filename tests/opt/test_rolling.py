@@ -87,3 +87,25 @@ def test_short_loops_keep_their_shape(trips):
         assert unroll_loads(_heavy(), 16, roll=True)[1] == ""
     finally:
         TRIPS = old
+
+
+def test_pipelined_blocks_issue_the_next_blocks_loads_first(vk_device, monkeypatch):
+    """$VYRE_VK_PIPELINE=1: rms_norm's spread chain (41 chunks: two blocks of 16, then 9) loads block
+    0 before the loop and block b+1 at the top of block b; same bits on the reference and Vulkan."""
+    from vyre_vk.ops import get
+
+    monkeypatch.setenv("VYRE_VK_PIPELINE", "1")
+    p = get("vyre-libs::nn::rms_norm").build_with(n=40 * 256 + 5)
+    graph, reports = optimize(p, ["split_phases", "spread", "unroll"], device_class="nvidia")
+    assert "the next block's loads issued before each block" in next(r.why for r in reports if r.name == "unroll")
+    chain = graph.stages[0].entry[0].body[1].then
+    first = next(k for k, n in enumerate(chain) if isinstance(n, N.Loop))
+    assert sum(isinstance(n, N.Let) and isinstance(n.value, E.Load) for n in chain[:first]) == 16
+    outer = chain[first]
+    ahead = [n for n in outer.body if isinstance(n, N.Let) and isinstance(n.value, E.Load)]
+    assert len(ahead) == 16 and outer.body.index(ahead[-1]) < next(k for k, n in enumerate(outer.body) if isinstance(n, N.Block))
+    assert sum(isinstance(n, N.Assign) for n in outer.body) == 16  # the look-ahead becomes the next block's
+    x = {"input": np.random.default_rng(2).standard_normal(40 * 256 + 5).astype(np.float32)}
+    want = reference.run(p, x)
+    same(want, graph.run_reference(x))
+    same(want, vk_device.compile(p).run(x))

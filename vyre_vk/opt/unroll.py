@@ -147,10 +147,42 @@ def _inline(e: E.Expr, lets: dict) -> E.Expr:
     return map_expr(e, lambda x: lets.get(x.name) if isinstance(x, E.Var) else None) if lets else e
 
 
-def unroll_loads(p: Program, factor: int = UNROLL, roll: bool = False) -> tuple[Program, str]:
+def _pipelined(loop: N.Loop, loads: list, factor: int, fresh) -> list:
+    """The blocked loop with block b+1's loads issued before block b's arithmetic (software
+    pipelining: a block waits for no load, where the plain blocked loop waits one round trip per
+    block), block 0's loads before the loop. The last block's look-ahead reads past the blocks
+    (the rest, or out of bounds): harmless, never used."""
+    lo, hi = loop.from_.value, loop.to.value
+    outer = (hi - lo) // factor
+    io, base = fresh(loop.var + "o"), fresh(loop.var + "b")
+
+    def loads_of(start: E.Expr, names: list) -> list:
+        out = []
+        for k in range(factor):
+            at = iteration(start, k)
+            for (ld, at_index), name in zip(loads, names[k]):
+                out.append(N.Let(name, E.Load(ld.buffer, map_expr(at_index, lambda x, at=at: at if x == E.Var(loop.var) else None))))
+        return out
+
+    cur = [[fresh("pf") for _ in loads] for _ in range(factor)]
+    nxt = [[fresh("nx") for _ in loads] for _ in range(factor)]
+    body: list = [N.Let(base, E.BinOpExpr(BinOp.Add, E.LitU32(lo), E.BinOpExpr(BinOp.Mul, E.Var(io), E.LitU32(factor))))]
+    body += loads_of(E.BinOpExpr(BinOp.Add, E.Var(base), E.LitU32(factor)), nxt)
+    for k in range(factor):
+        row = {ld: E.Var(name) for (ld, _), name in zip(loads, cur[k])}
+        body.append(N.Block((N.Let(loop.var, iteration(E.Var(base), k)),) + _replace_loads(loop.body, row)))
+    body += [N.Assign(c, E.Var(n)) for cs, ns in zip(cur, nxt) for c, n in zip(cs, ns)]
+    out: list = loads_of(E.LitU32(lo), cur) + [N.Loop(io, E.LitU32(0), E.LitU32(outer), tuple(body))]
+    if lo + outer * factor < hi:
+        out.append(N.Loop(loop.var, E.LitU32(lo + outer * factor), loop.to, loop.body))
+    return out
+
+
+def unroll_loads(p: Program, factor: int = UNROLL, roll: bool = False, pipeline: bool = False) -> tuple[Program, str]:
     """Unroll every innermost literal-bounds loop that reads memory and writes none; with `roll`, a
     loop whose body is too large or heavy to copy gets a ring of prefetched loads instead
-    (:func:`rolling_prefetch`)."""
+    (:func:`rolling_prefetch`); with `pipeline`, each block's loads are issued a block ahead
+    (:func:`_pipelined`)."""
     if isinstance(factor, bool) or not isinstance(factor, int) or factor < 1:
         raise OptimizerError(f"unroll factor {factor!r} is not a positive whole number of loop copies. "
                              "Fix: pass e.g. 8 or 16.")
@@ -192,8 +224,12 @@ def unroll_loads(p: Program, factor: int = UNROLL, roll: bool = False) -> tuple[
                 body.append(N.Block((N.Let(loop.var, iteration(base, k)),) + _replace_loads(loop.body, names[k])))
             return body
 
-        out = blocked_loop(loop, factor, fresh, block)
         fewer = f", x{factor}: a large body" if factor != unroll else ""
+        if pipeline and (hi - lo) // factor >= 2:
+            out = _pipelined(loop, loads, factor, fresh)
+            fewer += ", the next block's loads issued before each block"
+        else:
+            out = blocked_loop(loop, factor, fresh, block)
         done.append(f"{loop.var} ({hi - lo} iterations, {len(loads)} load(s) each{fewer})")
         return tuple(out)
 
@@ -294,7 +330,8 @@ class Unroll(PassBase):
         return any(isinstance(n, N.Loop) for n in walk_nodes(program.entry))
 
     def run(self, program: Program, ctx: PassContext) -> Rewrite:
-        q, why = unroll_loads(program, unroll_factor(ctx.device_class), rolling(ctx.precision))
+        q, why = unroll_loads(program, unroll_factor(ctx.device_class), rolling(ctx.precision),
+                              os.environ.get("VYRE_VK_PIPELINE") == "1")
         return Rewrite((q,), detail=why)
 
 
