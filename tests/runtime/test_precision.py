@@ -67,6 +67,43 @@ def test_probe_measures_ulps_against_float64():
     assert np.abs(blocks[NATIVE_FUNCS.index("tanh")]).min() < 1e-6
 
 
+def test_probe_counts_subnormal_results_as_the_reference_does_and_covers_the_division_guard():
+    a, b = native_cases()
+    want = expected(a, b)
+    div_b = np.abs(b[:PER_FUNC].astype(np.float64))
+    assert (div_b > 2.0 ** 126).sum() == PER_FUNC // 16  # where Vulkan leaves division unbounded
+    got = want.copy()
+    tiny = np.flatnonzero((want[:PER_FUNC] != 0) & (np.abs(want[:PER_FUNC]) < np.finfo(np.float32).tiny))
+    assert tiny.size  # the probe's quotients do reach the subnormal range
+    got[tiny] = np.copysign(np.float32(0), want[tiny])  # a device that flushes them: 0 ULP, as exact mode
+    assert measure(got).div == 0
+    got[tiny[0]] = 1.0
+    assert measure(got).div > NATIVE_WINDOW_ULP["div"]
+
+
+def test_fast_division_is_native_only_where_vulkan_bounds_it(vk_device):
+    """The guarded helper: ``a / b`` for |b| in [2^-126, 2^126], the exact helper elsewhere; on
+    Vulkan, quotients by huge, infinite and NaN divisors match the reference."""
+    from vyre_vk.ir import BinOp, BufferAccess, BufferDecl, DataType, Expr, Node, Program
+
+    n = 8
+    i = Expr.var("i")
+    p = Program.wrapped([BufferDecl.storage("a", 0, BufferAccess.ReadOnly, DataType.F32).with_count(n),
+                         BufferDecl.storage("b", 1, BufferAccess.ReadOnly, DataType.F32).with_count(n),
+                         BufferDecl.output("q", 2, DataType.F32).with_count(n)], (n, 1, 1),
+                        [Node.let_bind("i", Expr.gid_x()), Node.if_then(Expr.lt(i, Expr.u32(n)), [
+                            Node.store("q", i, Expr.binop(BinOp.Div, Expr.load("a", i), Expr.load("b", i)))])])
+    glsl = lower(p, fast=True, native_math=("div",)).glsl
+    assert "if (d >= 1.17549435e-38 && d <= 8.50705917e37) return a / b;" in glsl and "vyre_fdiv_exact(a, b)" in glsl
+    big = np.float32(2.0 ** 127)
+    x = {"a": np.float32([big, 3.0, 1.0, -7.0, big, 1.0, 0.0, 6.0]),
+         "b": np.float32([big, big * 1.5, np.inf, 2.0, 0.5, np.nan, 5.0, -3.0])}
+    want = reference.run(p, x)["q"]
+    got = vk_device.compile(p, precision="fast").run(x)["q"]
+    np.testing.assert_array_equal(got, want)  # NaN where NaN, infinities where infinities
+    assert got[0] == 1.0 and got[1] == np.float32(3.0) / np.float32(big * 1.5)
+
+
 def test_device_uses_the_builtins_its_probe_measured_within_the_windows(vk_device, monkeypatch):
     probe = vk_device.native_math()
     assert probe is not None and set(probe.allowed) <= set(NATIVE_FUNCS)
