@@ -66,6 +66,20 @@ def unroll_factor(device_class: str) -> int:
     return factor
 
 
+#: Device classes whose unrolled blocks issue the next block's loads first (:func:`_pipelined`).
+PIPELINE_BY_CLASS: dict[str, bool] = {}
+
+
+def pipelined(device_class: str) -> bool:
+    """The class's choice; ``$VYRE_VK_PIPELINE=1`` / ``0`` overrides it (a tuning knob for measurements).
+
+    >>> pipelined("no such class") == (os.environ.get("VYRE_VK_PIPELINE") == "1")
+    True
+    """
+    env = os.environ.get("VYRE_VK_PIPELINE")
+    return env == "1" if env in ("0", "1") else PIPELINE_BY_CLASS.get(device_class, False)
+
+
 def rolling(precision: str) -> bool:
     """Whether heavy loops get :func:`rolling_prefetch`: by default in the fast precision (its split
     Welford pieces, reduce_variance's), not yet in exact mode; ``$VYRE_VK_ROLL=1`` / ``0`` turns it
@@ -331,7 +345,7 @@ class Unroll(PassBase):
 
     def run(self, program: Program, ctx: PassContext) -> Rewrite:
         q, why = unroll_loads(program, unroll_factor(ctx.device_class), rolling(ctx.precision),
-                              os.environ.get("VYRE_VK_PIPELINE") == "1")
+                              pipelined(ctx.device_class))
         return Rewrite((q,), detail=why)
 
 
