@@ -33,7 +33,6 @@ from ..ir.walk import node_all_exprs, walk_nodes
 from .analysis import OPAQUE_EXPRS
 from .phases import wg0_only
 
-JOIN_GENERATOR = "vyre_vk.opt.rejoin"
 #: Stages joined into one kernel at most (each boundary becomes an in-kernel barrier).
 MAX_JOINED = 16
 
@@ -66,10 +65,9 @@ def _joined(run: list[Program]) -> Program:
                     or (b.is_result and not old.is_result):
                 decls[b.name] = b
     bufs = tuple(dataclasses.replace(b, binding=j) for j, b in enumerate(decls.values()))
-    first = run[0]
-    root = first.entry[0] if isinstance(first.entry[0], Region) else None
-    gen = root.generator if root is not None else (first.entry_op_id or JOIN_GENERATOR)
-    return Program(bufs, first.workgroup_size, (Region(gen, None, tuple(body)),), first.entry_op_id)
+    first = run[0]  # a validated program's entry is Regions: the joined one keeps the first's generator
+    return Program(bufs, first.workgroup_size, (Region(first.entry[0].generator, None, tuple(body)),),
+                   first.entry_op_id)
 
 
 def rejoin(stages: list[Program]) -> tuple[list[Program], Optional[str]]:
@@ -87,15 +85,10 @@ def rejoin(stages: list[Program]) -> tuple[list[Program], Optional[str]]:
         run.clear()
 
     for st in stages:
-        if workgroup_zero_only(st) and (not run or (st.workgroup_size == run[0].workgroup_size
-                                                    and len(run) < MAX_JOINED)):
-            run.append(st)
-            continue
-        flush()
-        if workgroup_zero_only(st):
-            run.append(st)
-        else:
-            out.append(st)
+        joinable = workgroup_zero_only(st)
+        if run and not (joinable and st.workgroup_size == run[0].workgroup_size and len(run) < MAX_JOINED):
+            flush()
+        (run if joinable else out).append(st)
     flush()
     if not joined:
         return stages, None

@@ -47,6 +47,7 @@ from ..ir.walk import map_expr, node_all_exprs, rewrite_nodes, walk_expr, walk_n
 from .analysis import Facts, NameSource, all_names, assigned_vars, stored_buffers, zero_literal
 from .protocol import PassBase, PassContext, Rewrite
 from .fission import FISSION_GENERATOR
+from .phases import _used_bufs
 from .welford import match_welford
 
 SPLIT_GENERATOR = "vyre_vk.opt.split_chains"
@@ -312,7 +313,7 @@ def fission_components(p: Program) -> Optional[list[Program]]:
         i = names("i")
         at = E.BinOpExpr(BinOp.Add, E.Var(i), lit(c * length)) if c else E.Var(i)
         body = rewrite_nodes(body, expr=lambda e, at=at: map_expr(e, lambda x: at if x == gid else None))
-        used = {x.buffer for x in node_all_exprs(body) if isinstance(x, (E.Load, E.BufLen))} | stored_buffers(body)
+        used = _used_bufs(body)
         bufs = [dataclasses.replace(b, binding=j) for j, b in enumerate(b for b in p.buffers if b.name in used)]
         out.append(Program(tuple(bufs), p.workgroup_size, (Region(FISSION_GENERATOR, None, (
             N.Let(i, gid), N.If(E.BinOpExpr(BinOp.Lt, E.Var(i), lit(length)), body, ()))),), p.entry_op_id))

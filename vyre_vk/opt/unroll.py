@@ -111,25 +111,32 @@ def loop_factor(loop: N.Loop, factor: int) -> int:
     return f if f >= 2 else 0
 
 
-def _candidate(loop: N.Loop, facts: Facts, factor: int, inline_index: bool = True) -> Optional[list]:
-    """The loads to prefetch (distinct, first-seen order), or None."""
+def _loop_locals(loop: N.Loop, min_trips: int) -> Optional[set]:
+    """The names `loop`'s body defines or assigns, when its loads may be issued early: literal bounds,
+    at least `min_trips` iterations, a body of lets, assignments, ifs and blocks that writes no
+    memory (no store, atomic, barrier, nested loop) and never assigns the loop variable; else None."""
     if not (isinstance(loop.from_, E.LitU32) and isinstance(loop.to, E.LitU32)):
         return None
-    if not factor or loop.to.value - loop.from_.value < 2 * factor:
+    if loop.to.value - loop.from_.value < min_trips:
         return None
     for n in walk_nodes(loop.body):
         if isinstance(n, (N.Loop, N.Store, N.Barrier, N.Return, N.Trap)) or not isinstance(
                 n, (N.Let, N.Assign, N.If, N.Block, N.Region)):
             return None
-    xs = list(node_all_exprs(loop.body))
-    if any(isinstance(x, E.Atomic) for x in xs):
+    if any(isinstance(x, E.Atomic) for x in node_all_exprs(loop.body)):
         return None
     local = defined_vars(loop.body) | assigned_vars(loop.body)
-    if loop.var in local:
+    return None if loop.var in local else local
+
+
+def _candidate(loop: N.Loop, facts: Facts, factor: int, inline_index: bool = True) -> Optional[list]:
+    """The loads to prefetch (distinct, first-seen order), or None."""
+    local = _loop_locals(loop, 2 * factor) if factor else None
+    if local is None:
         return None
     index_lets = _index_lets(loop, local, facts) if inline_index else {}
     loads: list = []
-    for x in xs:
+    for x in node_all_exprs(loop.body):
         if not isinstance(x, E.Load) or x in [ld for ld, _ in loads] or x.buffer in facts.workgroup_bufs:
             continue
         at = _inline(x.index, index_lets)
@@ -148,13 +155,21 @@ def _index_lets(loop: N.Loop, local: set, facts: Facts) -> dict:
         if not isinstance(n, N.Let) or n.name in changed:
             break
         v = _inline(n.value, out)
-        ok = not facts.may_trap(v) and all(
-            not isinstance(x, (E.Load, E.BufLen, E.Atomic, E.Call)) and not (isinstance(x, E.Var) and x.name in local)
-            for x in walk_expr(v))
-        if not ok:
+        if not _pure_index(v, facts) or any(isinstance(x, E.Var) and x.name in local for x in walk_expr(v)):
             break
         out[n.name] = v
     return out
+
+
+def _at(index: E.Expr, var: str, value: E.Expr) -> E.Expr:
+    """`index` with the loop variable `var` replaced by `value` (one iteration's load index)."""
+    return map_expr(index, lambda x: value if x == E.Var(var) else None)
+
+
+def _block_loads(loop: N.Loop, loads: list, factor: int, start: E.Expr, names: list) -> list:
+    """``let names[k][j] = load j of iteration start + k`` for the `factor` iterations of a block."""
+    return [N.Let(name, E.Load(ld.buffer, _at(at_index, loop.var, iteration(start, k))))
+            for k in range(factor) for (ld, at_index), name in zip(loads, names[k])]
 
 
 def _inline(e: E.Expr, lets: dict) -> E.Expr:
@@ -166,30 +181,18 @@ def _pipelined(loop: N.Loop, loads: list, factor: int, fresh) -> list:
     pipelining: a block waits for no load, where the plain blocked loop waits one round trip per
     block), block 0's loads before the loop. The last block's look-ahead reads past the blocks
     (the rest, or out of bounds): harmless, never used."""
-    lo, hi = loop.from_.value, loop.to.value
-    outer = (hi - lo) // factor
-    io, base = fresh(loop.var + "o"), fresh(loop.var + "b")
-
-    def loads_of(start: E.Expr, names: list) -> list:
-        out = []
-        for k in range(factor):
-            at = iteration(start, k)
-            for (ld, at_index), name in zip(loads, names[k]):
-                out.append(N.Let(name, E.Load(ld.buffer, map_expr(at_index, lambda x, at=at: at if x == E.Var(loop.var) else None))))
-        return out
-
     cur = [[fresh("pf") for _ in loads] for _ in range(factor)]
     nxt = [[fresh("nx") for _ in loads] for _ in range(factor)]
-    body: list = [N.Let(base, E.BinOpExpr(BinOp.Add, E.LitU32(lo), E.BinOpExpr(BinOp.Mul, E.Var(io), E.LitU32(factor))))]
-    body += loads_of(E.BinOpExpr(BinOp.Add, E.Var(base), E.LitU32(factor)), nxt)
-    for k in range(factor):
-        row = {ld: E.Var(name) for (ld, _), name in zip(loads, cur[k])}
-        body.append(N.Block((N.Let(loop.var, iteration(E.Var(base), k)),) + _replace_loads(loop.body, row)))
-    body += [N.Assign(c, E.Var(n)) for cs, ns in zip(cur, nxt) for c, n in zip(cs, ns)]
-    out: list = loads_of(E.LitU32(lo), cur) + [N.Loop(io, E.LitU32(0), E.LitU32(outer), tuple(body))]
-    if lo + outer * factor < hi:
-        out.append(N.Loop(loop.var, E.LitU32(lo + outer * factor), loop.to, loop.body))
-    return out
+    prologue = _block_loads(loop, loads, factor, loop.from_, cur)
+
+    def block(base: E.Expr) -> list:
+        body = _block_loads(loop, loads, factor, E.BinOpExpr(BinOp.Add, base, E.LitU32(factor)), nxt)
+        body += [N.Block((N.Let(loop.var, iteration(base, k)),)
+                         + _replace_loads(loop.body, {ld: E.Var(name) for (ld, _), name in zip(loads, cur[k])}))
+                 for k in range(factor)]
+        return body + [N.Assign(c, E.Var(n)) for cs, ns in zip(cur, nxt) for c, n in zip(cs, ns)]
+
+    return prologue + blocked_loop(loop, factor, fresh, block)
 
 
 def unroll_loads(p: Program, factor: int = UNROLL, roll: bool = False, pipeline: bool = False) -> tuple[Program, str]:
@@ -223,20 +226,11 @@ def unroll_loads(p: Program, factor: int = UNROLL, roll: bool = False, pipeline:
         lo, hi = loop.from_.value, loop.to.value
 
         def block(base: E.Expr) -> list:
-            body: list = []
-            names: list = []
-            for k in range(factor):
-                at = iteration(base, k)
-                sub = lambda e, at=at: map_expr(e, lambda x: at if x == E.Var(loop.var) else None)  # noqa: E731
-                row = {}
-                for ld, at_index in loads:
-                    name = fresh("pf")
-                    body.append(N.Let(name, E.Load(ld.buffer, sub(at_index))))
-                    row[ld] = E.Var(name)
-                names.append(row)
-            for k in range(factor):
-                body.append(N.Block((N.Let(loop.var, iteration(base, k)),) + _replace_loads(loop.body, names[k])))
-            return body
+            names = [[fresh("pf") for _ in loads] for _ in range(factor)]
+            return _block_loads(loop, loads, factor, base, names) + [
+                N.Block((N.Let(loop.var, iteration(base, k)),)
+                        + _replace_loads(loop.body, {ld: E.Var(name) for (ld, _), name in zip(loads, names[k])}))
+                for k in range(factor)]
 
         fewer = f", x{factor}: a large body" if factor != unroll else ""
         if pipeline and (hi - lo) // factor >= 2:
@@ -285,18 +279,10 @@ def rolling_prefetch(loop: N.Loop, facts: Facts, depth: int, fresh) -> Optional[
     never changes. Loads only move earlier and the body writes no buffer, so values are unchanged;
     the ring's loads past the end read beyond the loop's range or out of bounds, harmlessly (a load
     cannot trap), and are never used."""
-    if not (isinstance(loop.from_, E.LitU32) and isinstance(loop.to, E.LitU32)):
+    local = _loop_locals(loop, 4 * depth)
+    if local is None:
         return None
-    lo, hi = loop.from_.value, loop.to.value
-    if hi - lo < 4 * depth or any(isinstance(n, (N.Loop, N.Store, N.Barrier, N.Return, N.Trap)) or not isinstance(
-            n, (N.Let, N.Assign, N.If, N.Block, N.Region)) for n in walk_nodes(loop.body)):
-        return None
-    if any(isinstance(x, E.Atomic) for x in node_all_exprs(loop.body)):
-        return None
-    changed = assigned_vars(loop.body)
-    local = defined_vars(loop.body) | changed
-    if loop.var in local:
-        return None
+    lo, changed = loop.from_.value, assigned_vars(loop.body)
     found: dict = {}  # (buffer, index) -> None, in first-seen order
 
     def find(e: E.Expr, env: dict) -> E.Expr:
@@ -311,16 +297,15 @@ def rolling_prefetch(loop: N.Loop, facts: Facts, depth: int, fresh) -> Optional[
     if not found:
         return None
     ahead = max(1, depth // len(found))
-    sub = lambda at, k: map_expr(at, lambda x: k if x == E.Var(loop.var) else None)  # noqa: E731
     pre: list = []
     head: list = []
     cur: dict = {}
     for buf, at in found:
         ring = [fresh("rp") for _ in range(ahead)]
-        pre += [N.Let(r, E.Load(buf, sub(at, E.LitU32(lo + d)))) for d, r in enumerate(ring)]
+        pre += [N.Let(r, E.Load(buf, _at(at, loop.var, E.LitU32(lo + d)))) for d, r in enumerate(ring)]
         c = fresh("rc")
         head += [N.Let(c, E.Var(ring[0]))] + [N.Assign(ring[d], E.Var(ring[d + 1])) for d in range(ahead - 1)]
-        head.append(N.Assign(ring[-1], E.Load(buf, sub(at, E.BinOpExpr(BinOp.Add, E.Var(loop.var), E.LitU32(ahead))))))
+        head.append(N.Assign(ring[-1], E.Load(buf, _at(at, loop.var, iteration(E.Var(loop.var), ahead)))))
         cur[(buf, at)] = E.Var(c)
 
     def use(e: E.Expr, env: dict) -> E.Expr:
