@@ -19,7 +19,7 @@ from .test_passes import same
 N_OUT, TRIPS = 32, 400
 
 
-def _heavy(copies: int = 4) -> Program:
+def _heavy(copies: int = 4, trips: int = TRIPS) -> Program:
     """Each invocation l: ``for c in 0..TRIPS/copies { copies blocks, each `let k = c*copies + j;
     let x = a[k*32 + l]; acc_j = acc_j + x / f32(k + 1)` }``: a body with a division (too heavy to
     copy), its blocks binding the same names, as reassociate's copies do."""
@@ -35,9 +35,9 @@ def _heavy(copies: int = 4) -> Program:
         total = Expr.add(total, v(f"acc{j}"))
     body = [N.Let("l", Expr.gid_x()), N.If(Expr.lt(l, Expr.u32(N_OUT)), (
         *(N.Let(f"acc{j}", Expr.f32(0.0)) for j in range(copies)),
-        N.Loop("c", Expr.u32(0), Expr.u32(TRIPS // copies), tuple(blocks)),
+        N.Loop("c", Expr.u32(0), Expr.u32(trips // copies), tuple(blocks)),
         N.Store("out", l, total)), ())]
-    return Program.wrapped([BufferDecl.read("a", 0, DataType.F32).with_count(TRIPS * N_OUT),
+    return Program.wrapped([BufferDecl.read("a", 0, DataType.F32).with_count(trips * N_OUT),
                             BufferDecl.output("out", 1, DataType.F32).with_count(N_OUT)], (N_OUT, 1, 1), body)
 
 
@@ -81,12 +81,7 @@ def test_when_the_ring_is_on(monkeypatch):
 
 @pytest.mark.parametrize("trips", [16, 63])
 def test_short_loops_keep_their_shape(trips):
-    global TRIPS
-    old, TRIPS = TRIPS, trips * 4
-    try:
-        assert unroll_loads(_heavy(), 16, roll=True)[1] == ""
-    finally:
-        TRIPS = old
+    assert unroll_loads(_heavy(trips=trips * 4), 16, roll=True)[1] == ""
 
 
 def test_pipelined_blocks_issue_the_next_blocks_loads_first(vk_device, monkeypatch):
