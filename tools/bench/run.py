@@ -150,6 +150,16 @@ def bench_latency(dev, probe: dict, reps: int) -> dict:
     seq = (mgr.sequence().record(kp.OpTensorSyncDevice([ta, to])).record(kp_bridge.dispatch(algo))
            .record(kp.OpTensorSyncLocal([to])))
     dispatch_only = mgr.sequence().record(kp_bridge.dispatch(algo))
+    # the same work on host-visible tensors used in place: no staging copies, one host barrier
+    ha, ho = kp_bridge.tensor(mgr, a, host=True), kp_bridge.tensor(mgr, np.zeros(n, np.uint32), host=True)
+    halgo = kp_bridge.algorithm(mgr, [ha, ho], spirv.compile_glsl(TINY_GLSL), (1, 1, 1))
+    hseq = mgr.sequence().record(kp_bridge.dispatch(halgo)).record(kp_bridge.host_read_barrier([ho]))
+    ha_view, ho_view = ha.data(), ho.data()
+
+    def host_run():
+        ha_view[:] = a
+        hseq.eval()
+        return ho_view.copy()
     empty = mgr.sequence()
 
     def raw_run():
@@ -157,18 +167,20 @@ def bench_latency(dev, probe: dict, reps: int) -> dict:
         seq.eval()
         return to.data().copy()
 
-    assert np.array_equal(raw_run(), a + 1)
-    ours, raw, disp, emp = [], [], [], []
+    assert np.array_equal(raw_run(), a + 1) and np.array_equal(host_run(), a + 1)
+    ours, raw, hraw, disp, emp = [], [], [], [], []
     for _ in range(max(1, reps // 100)):  # interleaved, so drift hits all equally
         ours += timed(lambda: kernel.run({"a": a}), 100)
         raw += timed(raw_run, 100)
+        hraw += timed(host_run, 100)
         disp += timed(dispatch_only.eval, 100)
         emp += timed(empty.eval, 100)
     res = {"vyre_vk_kernel_run_us": med(ours) * 1e6, "raw_kp_same_work_us": med(raw) * 1e6,
+           "raw_kp_host_tensors_same_work_us": med(hraw) * 1e6,
            "raw_kp_dispatch_only_us": med(disp) * 1e6, "raw_kp_empty_us": med(emp) * 1e6,
            "raw_vulkan_fence_us": probe.get("submit_wait_fence_us"),
            "raw_vulkan_spin_us": probe.get("submit_wait_spin_us")}
-    for s in (seq, dispatch_only, empty, algo, ta, to):
+    for s in (seq, dispatch_only, empty, algo, ta, to, hseq, halgo, ha, ho):
         s.destroy()
     return res
 

@@ -81,6 +81,13 @@ class LoopProbe:
 #: Kernels a Device keeps compiled (least recently used dropped first: their pipelines and
 #: tensors are freed; a dropped Kernel still held by the caller rebuilds them on its next run).
 DEFAULT_MAX_KERNELS = 64
+#: A run whose buffers (scratch included) total at most this many bytes, with no loop in any stage,
+#: binds host-visible buffers that the shaders use in place: no staging copies are recorded, so a
+#: tiny kernel's submission is its dispatches alone (two copy commands and their barriers were
+#: ~14 us of a 30 us submit+wait on the H200, tools/bench/run.py). A loop could read the same
+#: host memory over PCIe many times, and a big buffer is read faster from device memory: both
+#: keep device-local buffers. ``$VYRE_VK_HOST_TENSOR_BYTES`` overrides (0: never).
+DEFAULT_HOST_TENSOR_BYTES = 64 << 10
 #: Program objects remembered by identity, so a repeated vyre_vk.run(program) skips hashing.
 RECENT_PROGRAMS = 16
 #: Open (not yet closed or collected) Devices after which opening another runs the cyclic GC.
@@ -187,6 +194,7 @@ class Device:
                               "Fix: pass an index from `vyre-vk doctor`'s device list.")
         self.index = default_index() if index is None else index
         self.max_kernels = _env_int("VYRE_VK_MAX_KERNELS", DEFAULT_MAX_KERNELS, 1)
+        self.host_tensor_bytes = _env_int("VYRE_VK_HOST_TENSOR_BYTES", DEFAULT_HOST_TENSOR_BYTES, 0)
         global _open_after_collect
         if len(_open_devices) >= _open_after_collect + COLLECT_AFTER_OPEN_DEVICES:
             # A Device dropped without close() sits in a reference cycle with its kernels until the

@@ -120,7 +120,10 @@ def byte_view(words: np.ndarray, count: int, dtype: np.dtype) -> np.ndarray:
     return words.view(dtype)[:count]
 
 
-def tensor(mgr: "kp.Manager", data: np.ndarray) -> "kp.Tensor":
+def tensor(mgr: "kp.Manager", data: np.ndarray, host: bool = False) -> "kp.Tensor":
+    """A kp tensor holding `data`. ``host=True``: one host-visible buffer that shaders read and
+    write in place (no staging copy to record: see :func:`host_read_barrier`), else a device-local
+    buffer with a host-visible staging twin."""
     arr = np.ascontiguousarray(data).reshape(-1)
     if arr.dtype in BYTE_DTYPES:
         arr = packed_words(arr)
@@ -129,7 +132,7 @@ def tensor(mgr: "kp.Manager", data: np.ndarray) -> "kp.Tensor":
                            "Fix: convert the array first (a vyre-vk bug if it came through the runtime).")
     if arr.size == 0:
         raise KomputeError("Vulkan buffers cannot be empty. Fix: pass at least one element.")
-    return mgr.tensor_t(arr)
+    return mgr.tensor_t(arr, kp.TensorTypes.host) if host else mgr.tensor_t(arr)
 
 
 def algorithm(mgr: "kp.Manager", tensors: Sequence["kp.Tensor"], spirv: bytes,
@@ -153,6 +156,13 @@ def sync_device(tensors: Sequence["kp.Tensor"]) -> "kp.OpTensorSyncDevice":
 
 def sync_local(tensors: Sequence["kp.Tensor"]) -> "kp.OpTensorSyncLocal":
     return kp.OpTensorSyncLocal(list(tensors))
+
+
+def host_read_barrier(tensors: Sequence["kp.Tensor"]) -> "kp.OpMemoryBarrier":
+    """Make shader writes to host-visible tensors visible to the host (a fence wait alone does not).
+    kp's OpTensorSyncLocal records nothing for host tensors, so this is the whole download."""
+    return kp.OpMemoryBarrier(list(tensors), kp.ACCESS_SHADER_WRITE, kp.ACCESS_HOST_READ,
+                              kp.STAGE_COMPUTE_SHADER, kp.STAGE_HOST)
 
 
 def compute_barrier(tensors: Sequence["kp.Tensor"]) -> "kp.OpMemoryBarrier":

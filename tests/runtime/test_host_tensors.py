@@ -1,0 +1,133 @@
+"""Small runs on host-visible tensors used in place (no staging copies), and the repeat-run fast path.
+
+Both are latency work for tiny kernels; both must give exactly what the device-local path and the
+reference give, re-zero outputs, scratch and trap words on every run, and never bind stale inputs.
+"""
+import numpy as np
+import pytest
+
+from vyre_vk import reference
+from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program
+from vyre_vk.ops import get
+from vyre_vk.runtime import Device, InputError
+from vyre_vk.runtime.device import DEFAULT_HOST_TENSOR_BYTES
+from vyre_vk.runtime.kernel import buffer_accesses
+
+OPS = [("vyre-libs::nn::mlp_backward", dict(model_dim=4, hidden_dim=8)), ("vyre-libs::math::reduce_variance", {}),
+       ("vyre-libs::nn::softmax", {}), ("vyre-libs::hash::crc32", {}), ("vyre-libs::nn::layer_norm", {})]
+
+
+def only_plan(kernel):
+    (plan,) = kernel._plans.values()
+    return plan
+
+
+def random_inputs(program, rng):
+    out = {}
+    for b in program.buffers:
+        if b.is_workgroup or not b.is_input:
+            continue
+        dt = np.dtype(b.element.numpy)
+        if dt.kind == "f":
+            out[b.name] = rng.standard_normal(max(b.count, 1)).astype(dt)
+        else:
+            out[b.name] = rng.integers(0, 200, max(b.count, 1)).astype(dt)
+    return out
+
+
+@pytest.fixture
+def staged_device():
+    """A device whose runs always use device-local tensors with staging copies."""
+    dev = Device()
+    dev.host_tensor_bytes = 0
+    yield dev
+    dev.close()
+
+
+@pytest.mark.parametrize("op,kw", OPS, ids=[o for o, _ in OPS])
+def test_host_and_staged_paths_give_the_reference_bits(vk_device, staged_device, op, kw):
+    entry = get(op)
+    program = entry.build_with(**kw) if kw else entry.build()
+    rng = np.random.default_rng(7)
+    for round_ in range(2):  # twice: outputs and scratch must start from zero again
+        inputs = random_inputs(program, rng)
+        want = reference.run(program, inputs)
+        host_k, staged_k = vk_device.compile(program), staged_device.compile(program)
+        got_host, got_staged = host_k.run(inputs), staged_k.run(inputs)
+        assert only_plan(host_k).host and not only_plan(staged_k).host
+        for name, w in want.items():
+            w = np.asarray(w)
+            assert got_host[name].view(np.uint8).tobytes() == w.view(np.uint8).tobytes(), (op, name, round_)
+            assert got_staged[name].view(np.uint8).tobytes() == w.view(np.uint8).tobytes(), (op, name, round_)
+
+
+def partial_writer(n: int) -> Program:
+    """out[i] = a[i] only where a[i] != 0: the rest of `out` must read as zero on every run."""
+    i = Expr.var("i")
+    return Program.wrapped(
+        [BufferDecl.read("a", 0, DataType.U32).with_count(n), BufferDecl.output("out", 1, DataType.U32).with_count(n)],
+        (64, 1, 1),
+        [Node.let_bind("i", Expr.gid_x()),
+         Node.if_then(Expr.lt(i, Expr.u32(n)),
+                      [Node.if_then(Expr.ne(Expr.load("a", i), Expr.u32(0)), [Node.store("out", i, Expr.load("a", i))])])])
+
+
+def test_outputs_start_zero_on_every_host_run(vk_device):
+    kernel = vk_device.compile(partial_writer(100))
+    ones = np.arange(1, 101, dtype=np.uint32)
+    assert kernel.run({"a": ones})["out"].tolist() == ones.tolist()
+    assert only_plan(kernel).host
+    half = ones.copy()
+    half[::2] = 0
+    assert kernel.run({"a": half})["out"].tolist() == half.tolist()  # not last run's odd elements
+
+
+def test_big_run_time_bounded_and_resident_runs_keep_device_tensors(vk_device):
+    big = vk_device.compile(partial_writer(DEFAULT_HOST_TENSOR_BYTES // 4))  # a + out: twice the limit
+    a = np.arange(DEFAULT_HOST_TENSOR_BYTES // 4, dtype=np.uint32)
+    assert big.run({"a": a})["out"].tolist() == a.tolist() and not only_plan(big).host
+    # a loop up to the buffer's length: how often it reads host memory is unknown before the run
+    i = Expr.var("i")
+    summed = Program.wrapped(
+        [BufferDecl.read("a", 0, DataType.U32).with_count(8), BufferDecl.output("out", 1, DataType.U32).with_count(1)],
+        (1, 1, 1),
+        [Node.let_bind("s", Expr.u32(0)),
+         Node.loop_for("i", Expr.u32(0), Expr.buf_len("a"), [Node.assign("s", Expr.add(Expr.var("s"), Expr.load("a", i)))]),
+         Node.store("out", Expr.u32(0), Expr.var("s"))])
+    kernel = vk_device.compile(summed, optimize=False)
+    assert kernel._accesses == [None]
+    assert kernel.run({"a": np.arange(8, dtype=np.uint32)})["out"].tolist() == [28] and not only_plan(kernel).host
+    small = vk_device.compile(partial_writer(16))
+    res = vk_device.array(np.arange(16, dtype=np.uint32))
+    assert small.run({"a": res})["out"].tolist() == list(range(16)) and not only_plan(small).host
+
+
+def test_buffer_accesses_counts_literal_loops_and_nesting():
+    k = Expr.var("k")
+    inner = Node.loop_for("j", Expr.u32(0), Expr.u32(3), [Node.store("o", k, Expr.load("a", k))])
+    outer = Node.loop_for("k", Expr.u32(2), Expr.u32(7), [inner, Node.store("o", k, Expr.u32(1))])
+    assert buffer_accesses((outer,)) == 5 * (3 * 2 + 1)
+    assert buffer_accesses((Node.if_then(Expr.load("a", k), [outer]),)) == 1 + 35
+
+
+def test_repeat_run_fast_path_rebinds_whenever_the_inputs_change(vk_device):
+    kernel = vk_device.compile(partial_writer(64))
+    a = np.arange(64, dtype=np.uint32)
+    assert kernel.run({"a": a})["out"].tolist() == a.tolist()
+    assert kernel._repeat is not None
+    a[3] = 99  # the same array object, new contents: read again, not cached
+    assert kernel.run({"a": a})["out"][3] == 99
+    assert kernel.run({"a": a[::-1].copy()})["out"].tolist() == a[::-1].tolist()
+    assert kernel.run({"a": a.astype(">u4")})["out"].tolist() == a.tolist()  # converted by the binder
+    with pytest.raises(InputError, match="expected dtype uint32, got int64"):
+        kernel.run({"a": a.astype(np.int64)})
+    strided = np.arange(128, dtype=np.uint32)[::2]
+    assert kernel.run({"a": strided})["out"].tolist() == strided.tolist()
+    with pytest.raises(InputError, match="has 10 elements"):
+        kernel.run({"a": np.arange(10, dtype=np.uint32)})
+    with pytest.raises(InputError, match="no such buffer"):
+        kernel.run({"a": a, "b": a})
+    bigger = np.arange(200, dtype=np.uint32)  # a new size signature, then back to the first
+    assert kernel.run({"a": bigger})["out"].tolist() == bigger[:64].tolist()
+    kernel.release()
+    assert kernel.run({"a": a})["out"].tolist() == a.tolist()
