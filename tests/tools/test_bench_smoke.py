@@ -70,3 +70,12 @@ def test_transcendental_bench_smoke(tmp_path):
         assert r["n"] == 4096
         assert r["ours"]["max_ulp"] <= 1 and r["ours"]["differ_share"] < 1e-3
         assert r["builtin"]["max_ulp"] >= 0 and r["ours_gpu_ms"] > 0 and r["builtin_gpu_ms"] > 0
+
+
+def test_chain_latency_runs_and_every_exact_spelling_matches_numpy():
+    out = subprocess.run([sys.executable, str(ROOT / "tools/bench/chain_latency.py"), "--steps", "256", "--reps", "1",
+                          "--ring-log2", "10"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = [ln for ln in out.stdout.splitlines() if "ns/step" in ln]
+    assert [ln.split()[0] for ln in lines] == ["fadd_plain", "fadd_branchless", "fadd_branchy", "fadd_alt", "load_chase"]
+    assert all(float(ln.split()[1]) > 0 for ln in lines)
