@@ -172,8 +172,7 @@ void main() {
                             if (vyre_and(vyre_truthy((v_i > 223u)), vyre_truthy((v_i < 240u)))) {
                                 v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 2147483647u), 4294967295u, (v_byte_count * 2u)));
                             }
-                            if (v_i > 239u) {
-                                v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 1431655765u), 4294967295u, (v_byte_count * 3u)));
+                            {  // if: always false (value ranges)
                             }
                         }
                         {
@@ -188,8 +187,7 @@ void main() {
                             if (vyre_and(vyre_truthy((v_i > 223u)), vyre_truthy((v_i < 240u)))) {
                                 v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 2147483647u), 4294967295u, (v_byte_count * 2u)));
                             }
-                            if (v_i > 239u) {
-                                v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 1431655765u), 4294967295u, (v_byte_count * 3u)));
+                            {  // if: always false (value ranges)
                             }
                         }
                         {
@@ -204,8 +202,7 @@ void main() {
                             if (vyre_and(vyre_truthy((v_i > 223u)), vyre_truthy((v_i < 240u)))) {
                                 v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 2147483647u), 4294967295u, (v_byte_count * 2u)));
                             }
-                            if (v_i > 239u) {
-                                v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 1431655765u), 4294967295u, (v_byte_count * 3u)));
+                            {  // if: always false (value ranges)
                             }
                         }
                         {
@@ -220,8 +217,7 @@ void main() {
                             if (vyre_and(vyre_truthy((v_i > 223u)), vyre_truthy((v_i < 240u)))) {
                                 v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 2147483647u), 4294967295u, (v_byte_count * 2u)));
                             }
-                            if (v_i > 239u) {
-                                v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 1431655765u), 4294967295u, (v_byte_count * 3u)));
+                            {  // if: always false (value ranges)
                             }
                         }
                         {
@@ -236,8 +232,7 @@ void main() {
                             if (vyre_and(vyre_truthy((v_i > 223u)), vyre_truthy((v_i < 240u)))) {
                                 v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 2147483647u), 4294967295u, (v_byte_count * 2u)));
                             }
-                            if (v_i > 239u) {
-                                v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 1431655765u), 4294967295u, (v_byte_count * 3u)));
+                            {  // if: always false (value ranges)
                             }
                         }
                         {
@@ -252,8 +247,7 @@ void main() {
                             if (vyre_and(vyre_truthy((v_i > 223u)), vyre_truthy((v_i < 240u)))) {
                                 v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 2147483647u), 4294967295u, (v_byte_count * 2u)));
                             }
-                            if (v_i > 239u) {
-                                v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 1431655765u), 4294967295u, (v_byte_count * 3u)));
+                            {  // if: always false (value ranges)
                             }
                         }
                         {
@@ -268,8 +262,7 @@ void main() {
                             if (vyre_and(vyre_truthy((v_i > 223u)), vyre_truthy((v_i < 240u)))) {
                                 v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 2147483647u), 4294967295u, (v_byte_count * 2u)));
                             }
-                            if (v_i > 239u) {
-                                v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 1431655765u), 4294967295u, (v_byte_count * 3u)));
+                            {  // if: always false (value ranges)
                             }
                         }
                         {
@@ -284,8 +277,7 @@ void main() {
                             if (vyre_and(vyre_truthy((v_i > 223u)), vyre_truthy((v_i < 240u)))) {
                                 v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 2147483647u), 4294967295u, (v_byte_count * 2u)));
                             }
-                            if (v_i > 239u) {
-                                v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 1431655765u), 4294967295u, (v_byte_count * 3u)));
+                            {  // if: always false (value ranges)
                             }
                         }
                         {
@@ -300,8 +292,7 @@ void main() {
                             if (vyre_and(vyre_truthy((v_i > 223u)), vyre_truthy((v_i < 240u)))) {
                                 v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 2147483647u), 4294967295u, (v_byte_count * 2u)));
                             }
-                            if (v_i > 239u) {
-                                v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 1431655765u), 4294967295u, (v_byte_count * 3u)));
+                            {  // if: always false (value ranges)
                             }
                         }
                         {
@@ -316,8 +307,7 @@ void main() {
                             if (vyre_and(vyre_truthy((v_i > 223u)), vyre_truthy((v_i < 240u)))) {
                                 v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 2147483647u), 4294967295u, (v_byte_count * 2u)));
                             }
-                            if (v_i > 239u) {
-                                v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 1431655765u), 4294967295u, (v_byte_count * 3u)));
+                            {  // if: always false (value ranges)
                             }
                         }
                         {
@@ -332,8 +322,7 @@ void main() {
                             if (vyre_and(vyre_truthy((v_i > 223u)), vyre_truthy((v_i < 240u)))) {
                                 v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 2147483647u), 4294967295u, (v_byte_count * 2u)));
                             }
-                            if (v_i > 239u) {
-                                v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 1431655765u), 4294967295u, (v_byte_count * 3u)));
+                            {  // if: always false (value ranges)
                             }
                         }
                         {
@@ -348,8 +337,7 @@ void main() {
                             if (vyre_and(vyre_truthy((v_i > 223u)), vyre_truthy((v_i < 240u)))) {
                                 v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 2147483647u), 4294967295u, (v_byte_count * 2u)));
                             }
-                            if (v_i > 239u) {
-                                v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 1431655765u), 4294967295u, (v_byte_count * 3u)));
+                            {  // if: always false (value ranges)
                             }
                         }
                         {
@@ -364,8 +352,7 @@ void main() {
                             if (vyre_and(vyre_truthy((v_i > 223u)), vyre_truthy((v_i < 240u)))) {
                                 v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 2147483647u), 4294967295u, (v_byte_count * 2u)));
                             }
-                            if (v_i > 239u) {
-                                v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 1431655765u), 4294967295u, (v_byte_count * 3u)));
+                            {  // if: always false (value ranges)
                             }
                         }
                         {
@@ -380,8 +367,7 @@ void main() {
                             if (vyre_and(vyre_truthy((v_i > 223u)), vyre_truthy((v_i < 240u)))) {
                                 v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 2147483647u), 4294967295u, (v_byte_count * 2u)));
                             }
-                            if (v_i > 239u) {
-                                v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 1431655765u), 4294967295u, (v_byte_count * 3u)));
+                            {  // if: always false (value ranges)
                             }
                         }
                         {
@@ -396,8 +382,7 @@ void main() {
                             if (vyre_and(vyre_truthy((v_i > 223u)), vyre_truthy((v_i < 240u)))) {
                                 v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 2147483647u), 4294967295u, (v_byte_count * 2u)));
                             }
-                            if (v_i > 239u) {
-                                v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 1431655765u), 4294967295u, (v_byte_count * 3u)));
+                            {  // if: always false (value ranges)
                             }
                         }
                         {
@@ -412,23 +397,19 @@ void main() {
                             if (vyre_and(vyre_truthy((v_i > 223u)), vyre_truthy((v_i < 240u)))) {
                                 v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 2147483647u), 4294967295u, (v_byte_count * 2u)));
                             }
-                            if (v_i > 239u) {
-                                v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 1431655765u), 4294967295u, (v_byte_count * 3u)));
+                            {  // if: always false (value ranges)
                             }
                         }
                     }
                     for (uint v_i = 240u, vk_end4 = 245u; v_i < vk_end4; v_i++) {
                         uint v_byte_count = vk_ldn_Z_Z_vyre_decode_encodex_histogram(v_i);
-                        if (v_i < 192u) {
-                            v_continuation = vyre_sat_add(v_continuation, v_byte_count);
+                        {  // if: always false (value ranges)
                         }
-                        if (vyre_and(vyre_truthy((v_i > 193u)), vyre_truthy((v_i < 224u)))) {
-                            v_expected_continuation = vyre_sat_add(v_expected_continuation, v_byte_count);
+                        {  // if: always false (value ranges)
                         }
-                        if (vyre_and(vyre_truthy((v_i > 223u)), vyre_truthy((v_i < 240u)))) {
-                            v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 2147483647u), 4294967295u, (v_byte_count * 2u)));
+                        {  // if: always false (value ranges)
                         }
-                        if (v_i > 239u) {
+                        {  // if: always true (value ranges)
                             v_expected_continuation = vyre_sat_add(v_expected_continuation, vyre_select((v_byte_count > 1431655765u), 4294967295u, (v_byte_count * 3u)));
                         }
                     }

@@ -23,7 +23,7 @@ void main() {
                     uint v_local_acc = 0u;
                     for (uint v_chunk = 0u, vk_end1 = 1u; v_chunk < vk_end1; v_chunk++) {
                         uint v_idx = ((v_chunk * 256u) + v_local);
-                        if (v_idx < 256u) {
+                        {  // if: always true (value ranges)
                             v_local_acc = (v_local_acc + (vk_ldn_lhs(v_idx) * vk_ldn_rhs(v_idx)));
                         }
                     }

@@ -89,7 +89,7 @@ void main() {
                     float v_M2_i = 0.0;
                     for (uint v_chunk = 0u, vk_end1 = 1u; v_chunk < vk_end1; v_chunk++) {
                         uint v_idx = ((v_chunk * 256u) + v_local);
-                        if (v_idx < 256u) {
+                        {  // if: always true (value ranges)
                             float v_x = vk_ldn_input(v_idx);
                             v_n_i = (v_n_i + 1u);
                             float v_cse_0 = vyre_fsub(v_x, v_M1_i);

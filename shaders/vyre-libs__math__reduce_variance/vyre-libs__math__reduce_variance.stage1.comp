@@ -93,7 +93,7 @@ void main() {
                 uint v_local = gl_LocalInvocationID.x;
                 if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((v_local < 128u)))) {
                     uint v_cse_0 = (v_local + 128u);
-                    if (v_cse_0 < 256u) {
+                    {  // if: always true (value ranges)
                         uint v_n_a = vk_ldn_var_n_scratch(v_local);
                         float v_M1_a = vk_ldn_var_m1_scratch(v_local);
                         float v_M2_a = vk_ldn_var_m2_scratch(v_local);
@@ -122,7 +122,7 @@ void main() {
                 uint v_local = gl_LocalInvocationID.x;
                 if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((v_local < 64u)))) {
                     uint v_cse_2 = (v_local + 64u);
-                    if (v_cse_2 < 256u) {
+                    {  // if: always true (value ranges)
                         uint v_n_a = vk_ldn_var_n_scratch(v_local);
                         float v_M1_a = vk_ldn_var_m1_scratch(v_local);
                         float v_M2_a = vk_ldn_var_m2_scratch(v_local);
@@ -151,7 +151,7 @@ void main() {
                 uint v_local = gl_LocalInvocationID.x;
                 if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((v_local < 32u)))) {
                     uint v_cse_4 = (v_local + 32u);
-                    if (v_cse_4 < 256u) {
+                    {  // if: always true (value ranges)
                         uint v_n_a = vk_ldn_var_n_scratch(v_local);
                         float v_M1_a = vk_ldn_var_m1_scratch(v_local);
                         float v_M2_a = vk_ldn_var_m2_scratch(v_local);
@@ -180,7 +180,7 @@ void main() {
                 uint v_local = gl_LocalInvocationID.x;
                 if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((v_local < 16u)))) {
                     uint v_cse_6 = (v_local + 16u);
-                    if (v_cse_6 < 256u) {
+                    {  // if: always true (value ranges)
                         uint v_n_a = vk_ldn_var_n_scratch(v_local);
                         float v_M1_a = vk_ldn_var_m1_scratch(v_local);
                         float v_M2_a = vk_ldn_var_m2_scratch(v_local);
@@ -209,7 +209,7 @@ void main() {
                 uint v_local = gl_LocalInvocationID.x;
                 if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((v_local < 8u)))) {
                     uint v_cse_8 = (v_local + 8u);
-                    if (v_cse_8 < 256u) {
+                    {  // if: always true (value ranges)
                         uint v_n_a = vk_ldn_var_n_scratch(v_local);
                         float v_M1_a = vk_ldn_var_m1_scratch(v_local);
                         float v_M2_a = vk_ldn_var_m2_scratch(v_local);
@@ -238,7 +238,7 @@ void main() {
                 uint v_local = gl_LocalInvocationID.x;
                 if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((v_local < 4u)))) {
                     uint v_cse_10 = (v_local + 4u);
-                    if (v_cse_10 < 256u) {
+                    {  // if: always true (value ranges)
                         uint v_n_a = vk_ldn_var_n_scratch(v_local);
                         float v_M1_a = vk_ldn_var_m1_scratch(v_local);
                         float v_M2_a = vk_ldn_var_m2_scratch(v_local);
@@ -267,7 +267,7 @@ void main() {
                 uint v_local = gl_LocalInvocationID.x;
                 if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((v_local < 2u)))) {
                     uint v_cse_12 = (v_local + 2u);
-                    if (v_cse_12 < 256u) {
+                    {  // if: always true (value ranges)
                         uint v_n_a = vk_ldn_var_n_scratch(v_local);
                         float v_M1_a = vk_ldn_var_m1_scratch(v_local);
                         float v_M2_a = vk_ldn_var_m2_scratch(v_local);
@@ -296,7 +296,7 @@ void main() {
                 uint v_local = gl_LocalInvocationID.x;
                 if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((v_local < 1u)))) {
                     uint v_cse_14 = (v_local + 1u);
-                    if (v_cse_14 < 256u) {
+                    {  // if: always true (value ranges)
                         uint v_n_a = vk_ldn_var_n_scratch(v_local);
                         float v_M1_a = vk_ldn_var_m1_scratch(v_local);
                         float v_M2_a = vk_ldn_var_m2_scratch(v_local);

@@ -152,56 +152,56 @@ void main() {
         {  // region vyre-primitives::reduce::workgroup_max_f32
             if (v_local < 128u) {
                 uint v_cse_1 = (v_local + 128u);
-                if (v_cse_1 < 256u) {
+                {  // if: always true (value ranges)
                     vk_st_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_1)));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (v_local < 64u) {
                 uint v_cse_2 = (v_local + 64u);
-                if (v_cse_2 < 256u) {
+                {  // if: always true (value ranges)
                     vk_st_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_2)));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (v_local < 32u) {
                 uint v_cse_3 = (v_local + 32u);
-                if (v_cse_3 < 256u) {
+                {  // if: always true (value ranges)
                     vk_st_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_3)));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (v_local < 16u) {
                 uint v_cse_4 = (v_local + 16u);
-                if (v_cse_4 < 256u) {
+                {  // if: always true (value ranges)
                     vk_st_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_4)));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (v_local < 8u) {
                 uint v_cse_5 = (v_local + 8u);
-                if (v_cse_5 < 256u) {
+                {  // if: always true (value ranges)
                     vk_st_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_5)));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (v_local < 4u) {
                 uint v_cse_6 = (v_local + 4u);
-                if (v_cse_6 < 256u) {
+                {  // if: always true (value ranges)
                     vk_st_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_6)));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (v_local < 2u) {
                 uint v_cse_7 = (v_local + 2u);
-                if (v_cse_7 < 256u) {
+                {  // if: always true (value ranges)
                     vk_st_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_7)));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (v_local < 1u) {
                 uint v_cse_8 = (v_local + 1u);
-                if (v_cse_8 < 256u) {
+                {  // if: always true (value ranges)
                     vk_st_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_8)));
                 }
             }
@@ -230,56 +230,56 @@ void main() {
         {  // region vyre-primitives::reduce::workgroup_sum_f32
             if (v_local < 128u) {
                 uint v_cse_10 = (v_local + 128u);
-                if (v_cse_10 < 256u) {
+                {  // if: always true (value ranges)
                     vk_st_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_10)));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (v_local < 64u) {
                 uint v_cse_11 = (v_local + 64u);
-                if (v_cse_11 < 256u) {
+                {  // if: always true (value ranges)
                     vk_st_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_11)));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (v_local < 32u) {
                 uint v_cse_12 = (v_local + 32u);
-                if (v_cse_12 < 256u) {
+                {  // if: always true (value ranges)
                     vk_st_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_12)));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (v_local < 16u) {
                 uint v_cse_13 = (v_local + 16u);
-                if (v_cse_13 < 256u) {
+                {  // if: always true (value ranges)
                     vk_st_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_13)));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (v_local < 8u) {
                 uint v_cse_14 = (v_local + 8u);
-                if (v_cse_14 < 256u) {
+                {  // if: always true (value ranges)
                     vk_st_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_14)));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (v_local < 4u) {
                 uint v_cse_15 = (v_local + 4u);
-                if (v_cse_15 < 256u) {
+                {  // if: always true (value ranges)
                     vk_st_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_15)));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (v_local < 2u) {
                 uint v_cse_16 = (v_local + 2u);
-                if (v_cse_16 < 256u) {
+                {  // if: always true (value ranges)
                     vk_st_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_16)));
                 }
             }
             memoryBarrierShared(); memoryBarrierBuffer(); barrier();
             if (v_local < 1u) {
                 uint v_cse_17 = (v_local + 1u);
-                if (v_cse_17 < 256u) {
+                {  // if: always true (value ranges)
                     vk_st_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_17)));
                 }
             }

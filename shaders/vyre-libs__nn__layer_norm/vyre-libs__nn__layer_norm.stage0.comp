@@ -135,14 +135,14 @@ void main() {
                     bool v_cse_1 = (gl_WorkGroupID.x == 0u);
                     if (vyre_and(vyre_truthy(v_cse_1), vyre_truthy((v_local < 2u)))) {
                         uint v_cse_2 = (v_local + 2u);
-                        if (v_cse_2 < 4u) {
+                        {  // if: always true (value ranges)
                             vk_st_ln_sum_scratch(v_local, vyre_fadd(vk_ldn_ln_sum_scratch(v_local), vk_ldn_ln_sum_scratch(v_cse_2)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_1), vyre_truthy((v_local < 1u)))) {
                         uint v_cse_3 = (v_local + 1u);
-                        if (v_cse_3 < 4u) {
+                        {  // if: always true (value ranges)
                             vk_st_ln_sum_scratch(v_local, vyre_fadd(vk_ldn_ln_sum_scratch(v_local), vk_ldn_ln_sum_scratch(v_cse_3)));
                         }
                     }
@@ -157,14 +157,14 @@ void main() {
                     bool v_cse_4 = (gl_WorkGroupID.x == 0u);
                     if (vyre_and(vyre_truthy(v_cse_4), vyre_truthy((v_local < 2u)))) {
                         uint v_cse_5 = (v_local + 2u);
-                        if (v_cse_5 < 4u) {
+                        {  // if: always true (value ranges)
                             vk_st_ln_sq_scratch(v_local, vyre_fadd(vk_ldn_ln_sq_scratch(v_local), vk_ldn_ln_sq_scratch(v_cse_5)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_4), vyre_truthy((v_local < 1u)))) {
                         uint v_cse_6 = (v_local + 1u);
-                        if (v_cse_6 < 4u) {
+                        {  // if: always true (value ranges)
                             vk_st_ln_sq_scratch(v_local, vyre_fadd(vk_ldn_ln_sq_scratch(v_local), vk_ldn_ln_sq_scratch(v_cse_6)));
                         }
                     }

@@ -53,7 +53,7 @@ void main() {
                     if (v_co_g2 < 4u) {
                         {  // region vyre_vk.opt.spread
                             uint v_idx = v_co_g2;
-                            if (v_idx < 4u) {
+                            {  // if: always true (value ranges)
                                 float v_mean = vk_ldn_ln_stats(0u);
                                 float v_scale = vk_ldn_ln_stats(1u);
                                 vk_vs_output.x = vyre_canon(vyre_fmul(vyre_fsub(vyre_canon(vk_vl_input.x), v_mean), v_scale)); vk_vm_output |= 1u;
@@ -69,7 +69,7 @@ void main() {
                     if (v_co_g2 < 4u) {
                         {  // region vyre_vk.opt.spread
                             uint v_idx = v_co_g2;
-                            if (v_idx < 4u) {
+                            {  // if: always true (value ranges)
                                 float v_mean = vk_ldn_ln_stats(0u);
                                 float v_scale = vk_ldn_ln_stats(1u);
                                 vk_vs_output.y = vyre_canon(vyre_fmul(vyre_fsub(vyre_canon(vk_vl_input.y), v_mean), v_scale)); vk_vm_output |= 2u;
@@ -85,7 +85,7 @@ void main() {
                     if (v_co_g2 < 4u) {
                         {  // region vyre_vk.opt.spread
                             uint v_idx = v_co_g2;
-                            if (v_idx < 4u) {
+                            {  // if: always true (value ranges)
                                 float v_mean = vk_ldn_ln_stats(0u);
                                 float v_scale = vk_ldn_ln_stats(1u);
                                 vk_vs_output.z = vyre_canon(vyre_fmul(vyre_fsub(vyre_canon(vk_vl_input.z), v_mean), v_scale)); vk_vm_output |= 4u;
@@ -101,7 +101,7 @@ void main() {
                     if (v_co_g2 < 4u) {
                         {  // region vyre_vk.opt.spread
                             uint v_idx = v_co_g2;
-                            if (v_idx < 4u) {
+                            {  // if: always true (value ranges)
                                 float v_mean = vk_ldn_ln_stats(0u);
                                 float v_scale = vk_ldn_ln_stats(1u);
                                 vk_vs_output.w = vyre_canon(vyre_fmul(vyre_fsub(vyre_canon(vk_vl_input.w), v_mean), v_scale)); vk_vm_output |= 8u;
@@ -126,7 +126,7 @@ void main() {
                         if (v_co_g2 < 4u) {
                             {  // region vyre_vk.opt.spread
                                 uint v_idx = v_co_g2;
-                                if (v_idx < 4u) {
+                                {  // if: always true (value ranges)
                                     float v_mean = vk_ldn_ln_stats(0u);
                                     float v_scale = vk_ldn_ln_stats(1u);
                                     vk_st_output(v_idx, vyre_fmul(vyre_fsub(vk_ldn_input(v_idx), v_mean), v_scale));

@@ -123,14 +123,14 @@ void main() {
                     bool v_cse_1 = (gl_WorkGroupID.x == 0u);
                     if (vyre_and(vyre_truthy(v_cse_1), vyre_truthy((v_local < 2u)))) {
                         uint v_cse_2 = (v_local + 2u);
-                        if (v_cse_2 < 4u) {
+                        {  // if: always true (value ranges)
                             vk_st_rms_scratch(v_local, vyre_fadd(vk_ldn_rms_scratch(v_local), vk_ldn_rms_scratch(v_cse_2)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_1), vyre_truthy((v_local < 1u)))) {
                         uint v_cse_3 = (v_local + 1u);
-                        if (v_cse_3 < 4u) {
+                        {  // if: always true (value ranges)
                             vk_st_rms_scratch(v_local, vyre_fadd(vk_ldn_rms_scratch(v_local), vk_ldn_rms_scratch(v_cse_3)));
                         }
                     }

@@ -44,7 +44,7 @@ void main() {
                     if (v_co_g2 < 4u) {
                         {  // region vyre_vk.opt.spread
                             uint v_idx = v_co_g2;
-                            if (v_idx < 4u) {
+                            {  // if: always true (value ranges)
                                 float v_scale = vk_ldn_rms_scale(0u);
                                 vk_vs_output.x = vyre_canon(vyre_fmul(vyre_canon(vk_vl_input.x), v_scale)); vk_vm_output |= 1u;
                             }
@@ -59,7 +59,7 @@ void main() {
                     if (v_co_g2 < 4u) {
                         {  // region vyre_vk.opt.spread
                             uint v_idx = v_co_g2;
-                            if (v_idx < 4u) {
+                            {  // if: always true (value ranges)
                                 float v_scale = vk_ldn_rms_scale(0u);
                                 vk_vs_output.y = vyre_canon(vyre_fmul(vyre_canon(vk_vl_input.y), v_scale)); vk_vm_output |= 2u;
                             }
@@ -74,7 +74,7 @@ void main() {
                     if (v_co_g2 < 4u) {
                         {  // region vyre_vk.opt.spread
                             uint v_idx = v_co_g2;
-                            if (v_idx < 4u) {
+                            {  // if: always true (value ranges)
                                 float v_scale = vk_ldn_rms_scale(0u);
                                 vk_vs_output.z = vyre_canon(vyre_fmul(vyre_canon(vk_vl_input.z), v_scale)); vk_vm_output |= 4u;
                             }
@@ -89,7 +89,7 @@ void main() {
                     if (v_co_g2 < 4u) {
                         {  // region vyre_vk.opt.spread
                             uint v_idx = v_co_g2;
-                            if (v_idx < 4u) {
+                            {  // if: always true (value ranges)
                                 float v_scale = vk_ldn_rms_scale(0u);
                                 vk_vs_output.w = vyre_canon(vyre_fmul(vyre_canon(vk_vl_input.w), v_scale)); vk_vm_output |= 8u;
                             }
@@ -113,7 +113,7 @@ void main() {
                         if (v_co_g2 < 4u) {
                             {  // region vyre_vk.opt.spread
                                 uint v_idx = v_co_g2;
-                                if (v_idx < 4u) {
+                                {  // if: always true (value ranges)
                                     float v_scale = vk_ldn_rms_scale(0u);
                                     vk_st_output(v_idx, vyre_fmul(vk_ldn_input(v_idx), v_scale));
                                 }

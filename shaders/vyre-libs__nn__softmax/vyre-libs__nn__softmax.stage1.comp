@@ -36,56 +36,56 @@ void main() {
                     bool v_cse_0 = (gl_WorkGroupID.x == 0u);
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 128u)))) {
                         uint v_cse_1 = (v_local + 128u);
-                        if (v_cse_1 < 256u) {
+                        {  // if: always true (value ranges)
                             vk_st_softmax_scratch(v_local, vyre_fmax(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_1)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 64u)))) {
                         uint v_cse_2 = (v_local + 64u);
-                        if (v_cse_2 < 256u) {
+                        {  // if: always true (value ranges)
                             vk_st_softmax_scratch(v_local, vyre_fmax(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_2)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 32u)))) {
                         uint v_cse_3 = (v_local + 32u);
-                        if (v_cse_3 < 256u) {
+                        {  // if: always true (value ranges)
                             vk_st_softmax_scratch(v_local, vyre_fmax(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_3)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 16u)))) {
                         uint v_cse_4 = (v_local + 16u);
-                        if (v_cse_4 < 256u) {
+                        {  // if: always true (value ranges)
                             vk_st_softmax_scratch(v_local, vyre_fmax(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_4)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 8u)))) {
                         uint v_cse_5 = (v_local + 8u);
-                        if (v_cse_5 < 256u) {
+                        {  // if: always true (value ranges)
                             vk_st_softmax_scratch(v_local, vyre_fmax(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_5)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 4u)))) {
                         uint v_cse_6 = (v_local + 4u);
-                        if (v_cse_6 < 256u) {
+                        {  // if: always true (value ranges)
                             vk_st_softmax_scratch(v_local, vyre_fmax(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_6)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 2u)))) {
                         uint v_cse_7 = (v_local + 2u);
-                        if (v_cse_7 < 256u) {
+                        {  // if: always true (value ranges)
                             vk_st_softmax_scratch(v_local, vyre_fmax(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_7)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 1u)))) {
                         uint v_cse_8 = (v_local + 1u);
-                        if (v_cse_8 < 256u) {
+                        {  // if: always true (value ranges)
                             vk_st_softmax_scratch(v_local, vyre_fmax(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_8)));
                         }
                     }

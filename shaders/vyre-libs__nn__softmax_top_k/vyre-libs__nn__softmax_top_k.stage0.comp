@@ -192,7 +192,7 @@ void main() {
                             {
                                 uint v_shift_j = 0u;
                                 uint v_rev = (1u - v_shift_j);
-                                if (vyre_and(vyre_truthy((v_rev >= v_insert_pos)), vyre_truthy((v_rev < 1u)))) {
+                                {  // if: always false (value ranges)
                                 }
                             }
                             {
@@ -244,7 +244,7 @@ void main() {
                             {
                                 uint v_shift_j = 0u;
                                 uint v_rev = (1u - v_shift_j);
-                                if (vyre_and(vyre_truthy((v_rev >= v_insert_pos)), vyre_truthy((v_rev < 1u)))) {
+                                {  // if: always false (value ranges)
                                 }
                             }
                             {
@@ -296,7 +296,7 @@ void main() {
                             {
                                 uint v_shift_j = 0u;
                                 uint v_rev = (1u - v_shift_j);
-                                if (vyre_and(vyre_truthy((v_rev >= v_insert_pos)), vyre_truthy((v_rev < 1u)))) {
+                                {  // if: always false (value ranges)
                                 }
                             }
                             {
@@ -348,7 +348,7 @@ void main() {
                             {
                                 uint v_shift_j = 0u;
                                 uint v_rev = (1u - v_shift_j);
-                                if (vyre_and(vyre_truthy((v_rev >= v_insert_pos)), vyre_truthy((v_rev < 1u)))) {
+                                {  // if: always false (value ranges)
                                 }
                             }
                             {
@@ -400,7 +400,7 @@ void main() {
                             {
                                 uint v_shift_j = 0u;
                                 uint v_rev = (1u - v_shift_j);
-                                if (vyre_and(vyre_truthy((v_rev >= v_insert_pos)), vyre_truthy((v_rev < 1u)))) {
+                                {  // if: always false (value ranges)
                                 }
                             }
                             {
@@ -452,7 +452,7 @@ void main() {
                             {
                                 uint v_shift_j = 0u;
                                 uint v_rev = (1u - v_shift_j);
-                                if (vyre_and(vyre_truthy((v_rev >= v_insert_pos)), vyre_truthy((v_rev < 1u)))) {
+                                {  // if: always false (value ranges)
                                 }
                             }
                             {
@@ -504,7 +504,7 @@ void main() {
                             {
                                 uint v_shift_j = 0u;
                                 uint v_rev = (1u - v_shift_j);
-                                if (vyre_and(vyre_truthy((v_rev >= v_insert_pos)), vyre_truthy((v_rev < 1u)))) {
+                                {  // if: always false (value ranges)
                                 }
                             }
                             {
@@ -556,7 +556,7 @@ void main() {
                             {
                                 uint v_shift_j = 0u;
                                 uint v_rev = (1u - v_shift_j);
-                                if (vyre_and(vyre_truthy((v_rev >= v_insert_pos)), vyre_truthy((v_rev < 1u)))) {
+                                {  // if: always false (value ranges)
                                 }
                             }
                             {

@@ -59,7 +59,7 @@ void main() {
                             {
                                 uint v_shift_j = 0u;
                                 uint v_rev = (1u - v_shift_j);
-                                if (vyre_and(vyre_truthy((v_rev >= v_insert_pos)), vyre_truthy((v_rev < 1u)))) {
+                                {  // if: always false (value ranges)
                                 }
                             }
                             {
@@ -111,7 +111,7 @@ void main() {
                             {
                                 uint v_shift_j = 0u;
                                 uint v_rev = (1u - v_shift_j);
-                                if (vyre_and(vyre_truthy((v_rev >= v_insert_pos)), vyre_truthy((v_rev < 1u)))) {
+                                {  // if: always false (value ranges)
                                 }
                             }
                             {
@@ -163,7 +163,7 @@ void main() {
                             {
                                 uint v_shift_j = 0u;
                                 uint v_rev = (1u - v_shift_j);
-                                if (vyre_and(vyre_truthy((v_rev >= v_insert_pos)), vyre_truthy((v_rev < 1u)))) {
+                                {  // if: always false (value ranges)
                                 }
                             }
                             {
@@ -215,7 +215,7 @@ void main() {
                             {
                                 uint v_shift_j = 0u;
                                 uint v_rev = (1u - v_shift_j);
-                                if (vyre_and(vyre_truthy((v_rev >= v_insert_pos)), vyre_truthy((v_rev < 1u)))) {
+                                {  // if: always false (value ranges)
                                 }
                             }
                             {
@@ -267,7 +267,7 @@ void main() {
                             {
                                 uint v_shift_j = 0u;
                                 uint v_rev = (1u - v_shift_j);
-                                if (vyre_and(vyre_truthy((v_rev >= v_insert_pos)), vyre_truthy((v_rev < 1u)))) {
+                                {  // if: always false (value ranges)
                                 }
                             }
                             {
@@ -319,7 +319,7 @@ void main() {
                             {
                                 uint v_shift_j = 0u;
                                 uint v_rev = (1u - v_shift_j);
-                                if (vyre_and(vyre_truthy((v_rev >= v_insert_pos)), vyre_truthy((v_rev < 1u)))) {
+                                {  // if: always false (value ranges)
                                 }
                             }
                             {
@@ -371,7 +371,7 @@ void main() {
                             {
                                 uint v_shift_j = 0u;
                                 uint v_rev = (1u - v_shift_j);
-                                if (vyre_and(vyre_truthy((v_rev >= v_insert_pos)), vyre_truthy((v_rev < 1u)))) {
+                                {  // if: always false (value ranges)
                                 }
                             }
                             {
@@ -423,7 +423,7 @@ void main() {
                             {
                                 uint v_shift_j = 0u;
                                 uint v_rev = (1u - v_shift_j);
-                                if (vyre_and(vyre_truthy((v_rev >= v_insert_pos)), vyre_truthy((v_rev < 1u)))) {
+                                {  // if: always false (value ranges)
                                 }
                             }
                             {

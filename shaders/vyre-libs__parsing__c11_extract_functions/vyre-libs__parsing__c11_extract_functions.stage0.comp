@@ -60,7 +60,7 @@ void main() {
             uint v_after_wrapper_type = 0u;
             uint v_after_wrapper_rparen = 4294967295u;
             uint v_cse_3 = (v_t + 2u);
-            if (v_cse_3 < 6u) {
+            {  // if: always true (value ranges)
                 v_after_wrapper_type = vk_ldn_tok_types(v_cse_3);
                 v_after_wrapper_rparen = vk_ldn_paren_pairs(v_cse_3);
             }

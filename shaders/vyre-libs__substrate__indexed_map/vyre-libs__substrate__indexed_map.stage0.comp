@@ -27,7 +27,7 @@ void main() {
                         {  // region vyre-libs::substrate::indexed_map
                             {  // region vyre-libs::substrate::indexed_map
                                 uint v_i = v_co_g2;
-                                if (v_i < 4u) {
+                                {  // if: always true (value ranges)
                                     vk_vs_out.x = (vk_vl_input.x + 1u); vk_vm_out |= 1u;
                                 }
                             }
@@ -43,7 +43,7 @@ void main() {
                         {  // region vyre-libs::substrate::indexed_map
                             {  // region vyre-libs::substrate::indexed_map
                                 uint v_i = v_co_g2;
-                                if (v_i < 4u) {
+                                {  // if: always true (value ranges)
                                     vk_vs_out.y = (vk_vl_input.y + 1u); vk_vm_out |= 2u;
                                 }
                             }
@@ -59,7 +59,7 @@ void main() {
                         {  // region vyre-libs::substrate::indexed_map
                             {  // region vyre-libs::substrate::indexed_map
                                 uint v_i = v_co_g2;
-                                if (v_i < 4u) {
+                                {  // if: always true (value ranges)
                                     vk_vs_out.z = (vk_vl_input.z + 1u); vk_vm_out |= 4u;
                                 }
                             }
@@ -75,7 +75,7 @@ void main() {
                         {  // region vyre-libs::substrate::indexed_map
                             {  // region vyre-libs::substrate::indexed_map
                                 uint v_i = v_co_g2;
-                                if (v_i < 4u) {
+                                {  // if: always true (value ranges)
                                     vk_vs_out.w = (vk_vl_input.w + 1u); vk_vm_out |= 8u;
                                 }
                             }
@@ -100,7 +100,7 @@ void main() {
                             {  // region vyre-libs::substrate::indexed_map
                                 {  // region vyre-libs::substrate::indexed_map
                                     uint v_i = v_co_g2;
-                                    if (v_i < 4u) {
+                                    {  // if: always true (value ranges)
                                         vk_st_out(v_i, (vk_ldn_input(v_i) + 1u));
                                     }
                                 }

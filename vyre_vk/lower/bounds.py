@@ -85,6 +85,39 @@ def interval(e: E.Expr, env) -> Optional[Interval]:
     return r if 0 <= r[0] <= r[1] <= U32_MAX else None  # a wrap anywhere: unknown
 
 
+def decided(cond: E.Expr, env) -> Optional[bool]:
+    """True or False when the u32 comparison `cond` (or an ``and`` of them) has that value in every
+    execution, by the ranges `env` knows; else None. A guard the ranges already prove (an unrolled
+    block's ``idx < n`` inside a loop whose bounds imply it) then costs no branch.
+
+    >>> env = {"i": (0, 99)}.get
+    >>> decided(E.BinOpExpr(E.BinOp.Lt, E.Var("i"), E.LitU32(100)), env), decided(E.BinOpExpr(E.BinOp.Ge, E.Var("i"), E.LitU32(100)), env)
+    (True, False)
+    >>> decided(E.BinOpExpr(E.BinOp.Lt, E.Var("i"), E.LitU32(50)), env) is None
+    True
+    """
+    if not isinstance(cond, E.BinOpExpr):
+        return None
+    op = cond.op
+    if op is E.BinOp.And:
+        a, b = decided(cond.left, env), decided(cond.right, env)
+        return False if False in (a, b) else (True if a is True and b is True else None)
+    flipped = {E.BinOp.Gt: E.BinOp.Lt, E.BinOp.Ge: E.BinOp.Le}
+    left, right = cond.left, cond.right
+    if op in flipped:  # a > b  ==  b < a
+        op, left, right = flipped[op], right, left
+    if op not in (E.BinOp.Lt, E.BinOp.Le):
+        return None
+    la, ra = interval(left, env), interval(right, env)
+    if la is None or ra is None:
+        return None
+    if la[1] < ra[0] or (op is E.BinOp.Le and la[1] <= ra[0]):
+        return True
+    if la[0] > ra[1] or (op is E.BinOp.Lt and la[0] >= ra[1]):
+        return False
+    return None
+
+
 def refinements(cond: E.Expr, env, assigned: set, taken: bool) -> dict[str, Interval]:
     """Narrowed intervals that hold inside the then-branch (`taken`) or else-branch of `if cond`."""
     out: dict[str, Interval] = {}

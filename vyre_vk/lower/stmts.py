@@ -99,6 +99,13 @@ class StmtLowerer(ExprLowerer):
         if self.carries_sg(n):
             self.predicated_if(n, path)
             return
+        known = bounds.decided(n.cond, self.range_of)
+        if known is not None:  # the ranges prove the condition: the arm that runs, without a branch
+            body, label = (n.then, ".if.then") if known else (n.otherwise, ".if.else")
+            self.block(body, path + label, f"{{  // if: always {'true' if known else 'false'} (value ranges)", path,
+                       ranges=bounds.refinements(n.cond, self.range_of, self.assigned, known))
+            self.emit("}", path)
+            return
         c = unwrap(self.cond(n.cond, path + ".cond"))
         self.block(n.then, path + ".if.then", f"if ({c}) {{", path,
                    ranges=bounds.refinements(n.cond, self.range_of, self.assigned, True))
