@@ -103,3 +103,46 @@ def test_vulkan_matches_reference_at_the_edge(vk_device, index, count, optimize)
     assert got.tolist() == want.tolist()
     if index == Expr.add(Expr.var("i"), Expr.u32(1)):
         assert want[7] == 0  # the one-past read returns 0, not a neighbour's data
+
+
+@pytest.mark.parametrize("cond,env,want", [
+    (Expr.lt(Expr.var("i"), Expr.u32(8)), {"i": (0, 7)}, True),
+    (Expr.lt(Expr.var("i"), Expr.u32(7)), {"i": (0, 7)}, None),    # i = 7 fails it
+    (Expr.le(Expr.var("i"), Expr.u32(7)), {"i": (0, 7)}, True),
+    (Expr.ge(Expr.var("i"), Expr.u32(8)), {"i": (0, 7)}, False),
+    (Expr.gt(Expr.var("i"), Expr.u32(0)), {"i": (1, 7)}, True),
+    (Expr.lt(GID, Expr.u32(8)), {}, None),                          # gid unbounded
+    (Expr.and_(Expr.lt(Expr.var("i"), Expr.u32(8)), Expr.lt(GID, Expr.u32(8))), {"i": (0, 7)}, None),
+    (Expr.and_(Expr.lt(Expr.var("i"), Expr.u32(8)), Expr.lt(GID, Expr.u32(8))), {"i": (9, 9)}, False),
+    (Expr.lt(Expr.i32(1), Expr.i32(2)), {}, None),                  # not u32: no range known
+])
+def test_decided(cond, env, want):
+    assert bounds.decided(cond, lambda n: env.get(n)) is want
+
+
+def test_proven_guards_lower_to_the_arm_that_runs_with_the_reference_results(vk_device):
+    k = Expr.var("k")
+    idx = Expr.add(Expr.mul(k, Expr.u32(8)), Expr.var("i"))
+    body = [Node.let_bind("i", GID),
+            Node.if_then(Expr.lt(Expr.var("i"), Expr.u32(8)), [
+                Node.let_bind("acc", Expr.u32(0)),
+                Node.loop_for("k", Expr.u32(0), Expr.u32(4), [
+                    Node.if_then_else(Expr.lt(idx, Expr.u32(32)),            # always true: 3*8 + 7 = 31
+                                      [Node.assign("acc", Expr.add(Expr.var("acc"), Expr.load("a", idx)))],
+                                      [Node.assign("acc", Expr.u32(999))]),
+                    Node.if_then_else(Expr.ge(idx, Expr.u32(32)),            # always false: the else runs
+                                      [Node.assign("acc", Expr.u32(777))],
+                                      [Node.assign("acc", Expr.add(Expr.var("acc"), Expr.u32(1)))]),
+                    Node.if_then(Expr.lt(idx, Expr.u32(20)),                  # undecided: a real branch
+                                 [Node.assign("acc", Expr.add(Expr.var("acc"), Expr.u32(100)))])]),
+                Node.store("out", Expr.var("i"), Expr.var("acc"))])]
+    p = Program.wrapped([BufferDecl.read("a", 0, U32).with_count(32), BufferDecl.output("out", 1, U32).with_count(8)],
+                        (4, 1, 1), [wrap_anonymous("t", body)])
+    src = lower(p).glsl
+    assert src.count("always true (value ranges)") == 1 and src.count("always false (value ranges)") == 1
+    assert "999u" not in src and "777u" not in src and "< 20u" in src
+    a = np.arange(32, dtype=np.uint32) * 3
+    want = reference.run(p, {"a": a})["out"]
+    assert want.tolist() == [sum(a[k * 8 + i] + 1 + (100 if k * 8 + i < 20 else 0) for k in range(4)) for i in range(8)]
+    for optimize in (False, True):
+        assert vk_device.compile(p, optimize=optimize).run({"a": a})["out"].tolist() == want.tolist()
