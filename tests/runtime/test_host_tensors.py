@@ -131,3 +131,24 @@ def test_repeat_run_fast_path_rebinds_whenever_the_inputs_change(vk_device):
     assert kernel.run({"a": bigger})["out"].tolist() == bigger[:64].tolist()
     kernel.release()
     assert kernel.run({"a": a})["out"].tolist() == a.tolist()
+
+
+def test_a_device_that_refuses_host_tensors_falls_back_to_staging(monkeypatch):
+    from vyre_vk.runtime import kp_bridge
+
+    real = kp_bridge.tensor
+
+    def no_host(mgr, data, host=False):
+        if host:
+            raise RuntimeError("no host-visible memory type (simulated)")
+        return real(mgr, data, host)
+
+    monkeypatch.setattr(kp_bridge, "tensor", no_host)
+    dev = Device()
+    try:
+        kernel = dev.compile(partial_writer(64))
+        a = np.arange(64, dtype=np.uint32)
+        assert kernel.run({"a": a})["out"].tolist() == a.tolist()
+        assert not only_plan(kernel).host and dev.host_tensor_bytes == 0
+    finally:
+        dev.close()

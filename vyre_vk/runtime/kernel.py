@@ -45,6 +45,10 @@ if TYPE_CHECKING:
 MAX_GRID_SIGNATURES = 64
 
 
+class _NoHostTensors(Exception):
+    """kp could not make a host-visible tensor: plan again with device-local ones."""
+
+
 def buffer_accesses(nodes) -> Optional[int]:
     """Loads, stores and atomics one invocation can execute in `nodes` (each loop counted at its
     literal trip count), or None where a loop's bounds are not literals.
@@ -215,6 +219,12 @@ class Kernel:
         return grids
 
     def _plan(self, arrays: dict, grids: list) -> _Plan:
+        try:
+            return self._plan_once(arrays, grids)
+        except _NoHostTensors:
+            return self._plan_once(arrays, grids)
+
+    def _plan_once(self, arrays: dict, grids: list) -> _Plan:
         # Sizes, plus the identity of resident arrays (their tensors are bound into the plan);
         # grids lists are interned in self._grids, so their id names the grid.
         key = (id(grids), *[v.size if type(v) is np.ndarray else (v.size, id(v)) for v in arrays.values()])
@@ -228,9 +238,22 @@ class Kernel:
         mgr = self.device.manager
         sizes = {n: arrays[n].size for n in self._names}  # elements: bytes for a U8/I8 buffer
         host = not resident and self._host_ok(arrays, grids)
+        made: list = []
 
         def new_tensor(data: np.ndarray):
-            return kp_bridge.tensor(mgr, data, host)
+            try:
+                t = kp_bridge.tensor(mgr, data, host)
+            except RuntimeError:
+                if not host:
+                    raise
+                # a driver without a usable host-visible storage memory type: this device's runs
+                # keep the staging path from now on (the same results, the copies' latency)
+                for t in made:
+                    t.destroy()
+                self.device.host_tensor_bytes = 0
+                raise _NoHostTensors from None
+            made.append(t)
+            return t
 
         tensors = {n: resident[n].tensor_for(self.device) if n in resident else new_tensor(arrays[n])
                    for n in self._names}
