@@ -108,18 +108,22 @@ FUSED: dict[str, str] = {
     int de = int(ea) - int(eb);
     bool fast = ea >= {FAST_DIV_MIN_EA}u && ea <= 254u && eb >= {FAST_DIV_EB[0]}u && eb <= {FAST_DIV_EB[1]}u
         && de >= {FAST_DIV_DIFF[0]} && de <= {FAST_DIV_DIFF[1]};
-    // straight-line (no branch around it), so 1/|b| can be scheduled before |a| is known
+    // straight-line (no branch around it). y = RN(1/|b|) depends on b alone, so in a chain that
+    // divides a running value (Welford's delta / n) it is computed off the chain: the driver's
+    // 1/d (within a few ULP), one Newton step (within one ULP), then the nearer of it and its
+    // neighbour by exact residuals. With y correctly rounded, Markstein's correction step makes
+    // q1 the correctly rounded quotient: three dependent operations on the dividend's side.
     float x = uintBitsToFloat(ua & 0x7FFFFFFFu), d = uintBitsToFloat(ub & 0x7FFFFFFFu);
-    precise float y = 1.0 / d;
+    precise float y0 = 1.0 / d;
+    precise float y1 = fma(fma(-d, y0, 1.0), y0, y0);
+    precise float e1 = fma(-d, y1, 1.0);  // exact: y1 is within one ULP of 1/d
+    uint uy = floatBitsToUint(y1);
+    uint un = e1 > 0.0 ? uy + 1u : uy - 1u;  // the neighbour on 1/d's side
+    precise float e2 = fma(-uintBitsToFloat(un), d, 1.0);  // exact too
+    float y = uintBitsToFloat((e1 != 0.0 && abs(e2) < abs(e1)) ? un : uy);
     precise float q0 = x * y;
-    precise float r0 = fma(-q0, d, x);
-    precise float q1 = fma(r0, y, q0);
-    precise float r1 = fma(-q1, d, x);  // exact: q1 is within one ULP
-    uint uq = floatBitsToUint(q1);
-    uint un = r1 > 0.0 ? uq + 1u : uq - 1u;  // the neighbour on the quotient's side
-    precise float r2 = fma(-uintBitsToFloat(un), d, x);  // exact too
-    uint ur = (r1 != 0.0 && abs(r2) < abs(r1)) ? un : uq;
-    float q = uintBitsToFloat(ur | ((ua ^ ub) & 0x80000000u));
+    precise float q1 = fma(fma(-q0, d, x), y, q0);
+    float q = uintBitsToFloat(floatBitsToUint(q1) | ((ua ^ ub) & 0x80000000u));
     if (!fast) q = vyre_fdiv_int(a, b);
     return q;
 }}""",
