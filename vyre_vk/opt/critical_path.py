@@ -86,9 +86,10 @@ class Model:
 #: published Hopper micro-benchmarks (4 cycles for FADD/FFMA/IADD3/IMAD, ~480 for an HBM load,
 #: ~30 shared memory); the exact-math sequences are counted from their GLSL (the loop bodies'
 #: dependent integer ops x 4 cycles).
-#: Division: the fused-fma path (ieee.FUSED), 1/b off the chain, then x*y, three fmas, the
-#: neighbour's bit step, one more fma, the compare and two selects: 12 dependent ops.
-NVIDIA_H200 = Model("nvidia (H200)", clock_ghz=1.98, bandwidth_gbps=4800.0, fdiv=48.0)
+#: Division: the fused-fma path (ieee.FUSED), the correctly rounded 1/b off the dividend's chain,
+#: then x*y, two fmas, the sign's or and the window's select: 5 dependent ops from the dividend
+#: (a lower bound where the divisor is on the chain, as it should be for a bound).
+NVIDIA_H200 = Model("nvidia (H200)", clock_ghz=1.98, bandwidth_gbps=4800.0, fdiv=20.0)
 #: lavapipe (llvmpipe on the CPU): nominal figures only, 3 GHz and 20 GB/s of DRAM bandwidth
 #: per socket with the same cycle counts; a CPU runs few invocations at once, so this is a weak bound.
 LLVMPIPE = replace(NVIDIA_H200, name="llvmpipe (nominal)", clock_ghz=3.0, bandwidth_gbps=20.0,
