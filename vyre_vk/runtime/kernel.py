@@ -45,10 +45,6 @@ if TYPE_CHECKING:
 MAX_GRID_SIGNATURES = 64
 
 
-class _NoHostTensors(Exception):
-    """kp could not make a host-visible tensor: plan again with device-local ones."""
-
-
 def buffer_accesses(nodes) -> Optional[int]:
     """Loads, stores and atomics one invocation can execute in `nodes` (each loop counted at its
     literal trip count), or None where a loop's bounds are not literals.
@@ -219,12 +215,6 @@ class Kernel:
         return grids
 
     def _plan(self, arrays: dict, grids: list) -> _Plan:
-        try:
-            return self._plan_once(arrays, grids)
-        except _NoHostTensors:
-            return self._plan_once(arrays, grids)
-
-    def _plan_once(self, arrays: dict, grids: list) -> _Plan:
         # Sizes, plus the identity of resident arrays (their tensors are bound into the plan);
         # grids lists are interned in self._grids, so their id names the grid.
         key = (id(grids), *[v.size if type(v) is np.ndarray else (v.size, id(v)) for v in arrays.values()])
@@ -238,22 +228,19 @@ class Kernel:
         mgr = self.device.manager
         sizes = {n: arrays[n].size for n in self._names}  # elements: bytes for a U8/I8 buffer
         host = not resident and self._host_ok(arrays, grids)
-        made: list = []
+        fell_back: list = []
 
         def new_tensor(data: np.ndarray):
-            try:
-                t = kp_bridge.tensor(mgr, data, host)
-            except RuntimeError:
-                if not host:
-                    raise
-                # a driver without a usable host-visible storage memory type: this device's runs
-                # keep the staging path from now on (the same results, the copies' latency)
-                for t in made:
-                    t.destroy()
-                self.device.host_tensor_bytes = 0
-                raise _NoHostTensors from None
-            made.append(t)
-            return t
+            if host and not fell_back:
+                try:
+                    return kp_bridge.tensor(mgr, data, True)
+                except RuntimeError:
+                    # a driver without a usable host-visible storage memory type: the rest of this plan
+                    # and the device's later runs take the staging path (the same results, the copies'
+                    # latency); the sync ops below cover both kinds, kp skipping host tensors in them
+                    self.device.host_tensor_bytes = 0
+                    fell_back.append(True)
+            return kp_bridge.tensor(mgr, data, False)
 
         tensors = {n: resident[n].tensor_for(self.device) if n in resident else new_tensor(arrays[n])
                    for n in self._names}
@@ -280,7 +267,8 @@ class Kernel:
         downloads = [b.name for b in self._results]
         seq = mgr.sequence()
         fresh = [t for n, t in tensors.items() if n not in resident]  # scratch and fillers start zeroed
-        if fresh and not host:  # every buffer resident (Device.array): kp refuses an empty sync
+        staged = not host or fell_back
+        if fresh and staged:  # every buffer resident (Device.array): kp refuses an empty sync
             seq.record(kp_bridge.sync_device(fresh))
         for op, arg in self.ops:
             if op == "barrier":
@@ -289,11 +277,14 @@ class Kernel:
                 seq.record(kp_bridge.dispatch(algorithms[arg]))
         if downloads or traps:
             back = [tensors[n] for n in downloads] + [t for _, t in traps]
-            seq.record(kp_bridge.host_read_barrier(back) if host else kp_bridge.sync_local(back))
+            if staged:
+                seq.record(kp_bridge.sync_local(back))
+            if host:
+                seq.record(kp_bridge.host_read_barrier(back))
         plan = _Plan(tensors, algorithms, seq, uploads, downloads, traps, list(self.ops), resident, grids,
                      staging={n: self._host_view(tensors[n], n, sizes) for n in uploads},
                      results={n: self._host_view(tensors[n], n, sizes) for n in downloads},
-                     trap_words=[(k, t.data()) for k, t in traps], host=host)
+                     trap_words=[(k, t.data()) for k, t in traps], host=host and not fell_back)
         plan.key = key
         self._plans[key] = plan
         self.stats.plans_built += 1
