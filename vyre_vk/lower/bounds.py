@@ -85,6 +85,17 @@ def interval(e: E.Expr, env) -> Optional[Interval]:
     return r if 0 <= r[0] <= r[1] <= U32_MAX else None  # a wrap anywhere: unknown
 
 
+_FLIPPED = {E.BinOp.Gt: E.BinOp.Lt, E.BinOp.Ge: E.BinOp.Le}
+
+
+def _as_less(cond: E.BinOpExpr) -> Optional[tuple]:
+    """(Lt or Le, left, right) of a comparison written with <, <=, > or >=; else None."""
+    op, left, right = cond.op, cond.left, cond.right
+    if op in _FLIPPED:  # a > b  ==  b < a
+        op, left, right = _FLIPPED[op], right, left
+    return (op, left, right) if op in (E.BinOp.Lt, E.BinOp.Le) else None
+
+
 def decided(cond: E.Expr, env) -> Optional[bool]:
     """True or False when the u32 comparison `cond` (or an ``and`` of them) has that value in every
     execution, by the ranges `env` knows; else None. A guard the ranges already prove (an unrolled
@@ -102,12 +113,10 @@ def decided(cond: E.Expr, env) -> Optional[bool]:
     if op is E.BinOp.And:
         a, b = decided(cond.left, env), decided(cond.right, env)
         return False if False in (a, b) else (True if a is True and b is True else None)
-    flipped = {E.BinOp.Gt: E.BinOp.Lt, E.BinOp.Ge: E.BinOp.Le}
-    left, right = cond.left, cond.right
-    if op in flipped:  # a > b  ==  b < a
-        op, left, right = flipped[op], right, left
-    if op not in (E.BinOp.Lt, E.BinOp.Le):
+    less = _as_less(cond)
+    if less is None:
         return None
+    op, left, right = less
     la, ra = interval(left, env), interval(right, env)
     if la is None or ra is None:
         return None
@@ -129,12 +138,10 @@ def refinements(cond: E.Expr, env, assigned: set, taken: bool) -> dict[str, Inte
         for k, v in refinements(cond.right, env, assigned, True).items():
             out[k] = (max(out[k][0], v[0]), min(out[k][1], v[1])) if k in out else v
         return out
-    flipped = {E.BinOp.Gt: E.BinOp.Lt, E.BinOp.Ge: E.BinOp.Le}
-    left, right = cond.left, cond.right
-    if op in flipped:  # a > b  ==  b < a
-        op, left, right = flipped[op], right, left
-    if op not in (E.BinOp.Lt, E.BinOp.Le):
+    less = _as_less(cond)
+    if less is None:
         return out
+    op, left, right = less
     # left < right (or <=): in the then-branch left.hi <= right.hi - 1, right.lo >= left.lo + 1;
     # in the else-branch left >= right: left.lo >= right.lo, right.hi <= left.hi.
     strict = 1 if op is E.BinOp.Lt else 0
