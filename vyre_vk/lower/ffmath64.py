@@ -14,8 +14,9 @@ two ends where the reference's rounding is spelled out: from (2^128 - 2^103) up 
 below FLT_MIN it is FLT_MIN from FLT_MIN - 2^-150 (the tie rounds to the even FLT_MIN) and 0
 below (subnormals flush, as canon() does).
 
-tanh(|x|) = m / (m + 2) with m = expm1(2|x|): r*q(r) (q the same series over (k+1)!, no
-cancellation) below ln2/2, exp - 1 above (|error| < 2^-51 * e / (e - 1) < 2^-49). The quotient is
+tanh(|x|) = m / (m + 2) with m = expm1(2|x|) = 2^n (e^r - 1) + (2^n - 1), r and n as for exp,
+e^r - 1 = r*q(r) (q the same series over (k+1)!, no cancellation), 2^n - 1 exact, one fma: one
+branch-free path (the last version branched at ln2/2, and a warp of mixed arguments ran both). The quotient is
 m times a reciprocal from an f32 seed and two Newton steps in double (error ~2^-50): GPUs divide
 doubles in a long subroutine, and Vulkan does not require the division to be correctly rounded.
 
@@ -76,9 +77,13 @@ GLSL: dict[str, str] = {
     double r = (x - n * {_d(LN2_HI)}) - n * {_d(LN2_LO)};
     return ldexp({_horner("r", INV_FACT[::-1])}, int(n));
 }}""",
+    # one path for every x >= 0 (no branch for a warp to diverge on): e^x - 1 = 2^n (e^r - 1) + (2^n - 1),
+    # e^r - 1 = r q(r) without cancellation, 2^n - 1 exact; n = 0 is the small-x series itself
     "vyre_expm1_64": f"""double vyre_expm1_64(double x) {{
-    if (x >= {_d(HALF_LN2)}) return vyre_exp64(x) - 1.0LF;
-    return x * {_horner("x", INV_FACT[1:][::-1])};
+    double n = roundEven(x * {_d(LOG2E)});
+    double r = (x - n * {_d(LN2_HI)}) - n * {_d(LN2_LO)};
+    double s = ldexp(1.0LF, int(n));
+    return fma(s, r * {_horner("r", INV_FACT[1:][::-1])}, s - 1.0LF);
 }}""",
     "vyre_exp": f"""float vyre_exp(float x) {{
     if (vyre_isnan(x)) return x;
