@@ -146,13 +146,14 @@ def bench_latency(dev, probe: dict, reps: int) -> dict:
     assert np.array_equal(kernel.run({"a": a})["out"], a + 1)
     mgr = dev.manager
     ta, to = kp_bridge.tensor(mgr, a), kp_bridge.tensor(mgr, np.zeros(n, np.uint32))
-    algo = kp_bridge.algorithm(mgr, [ta, to], spirv.compile_glsl(TINY_GLSL), (1, 1, 1))
+    tiny = spirv.compile_glsl(TINY_GLSL)
+    algo = kp_bridge.algorithm(mgr, [ta, to], tiny, (1, 1, 1))
     seq = (mgr.sequence().record(kp.OpTensorSyncDevice([ta, to])).record(kp_bridge.dispatch(algo))
            .record(kp.OpTensorSyncLocal([to])))
     dispatch_only = mgr.sequence().record(kp_bridge.dispatch(algo))
     # the same work on host-visible tensors used in place: no staging copies, one host barrier
     ha, ho = kp_bridge.tensor(mgr, a, host=True), kp_bridge.tensor(mgr, np.zeros(n, np.uint32), host=True)
-    halgo = kp_bridge.algorithm(mgr, [ha, ho], spirv.compile_glsl(TINY_GLSL), (1, 1, 1))
+    halgo = kp_bridge.algorithm(mgr, [ha, ho], tiny, (1, 1, 1))
     hseq = mgr.sequence().record(kp_bridge.dispatch(halgo)).record(kp_bridge.host_read_barrier([ho]))
     ha_view, ho_view = ha.data(), ho.data()
 

@@ -172,6 +172,13 @@ def _block_loads(loop: N.Loop, loads: list, factor: int, start: E.Expr, names: l
             for k in range(factor) for (ld, at_index), name in zip(loads, names[k])]
 
 
+def _block_bodies(loop: N.Loop, loads: list, base: E.Expr, names: list) -> list:
+    """The block's iterations, each a scope binding the loop variable, its loads read from `names`."""
+    return [N.Block((N.Let(loop.var, iteration(base, k)),)
+                    + _replace_loads(loop.body, {ld: E.Var(name) for (ld, _), name in zip(loads, row)}))
+            for k, row in enumerate(names)]
+
+
 def _inline(e: E.Expr, lets: dict) -> E.Expr:
     return map_expr(e, lambda x: lets.get(x.name) if isinstance(x, E.Var) else None) if lets else e
 
@@ -187,9 +194,7 @@ def _pipelined(loop: N.Loop, loads: list, factor: int, fresh) -> list:
 
     def block(base: E.Expr) -> list:
         body = _block_loads(loop, loads, factor, E.BinOpExpr(BinOp.Add, base, E.LitU32(factor)), nxt)
-        body += [N.Block((N.Let(loop.var, iteration(base, k)),)
-                         + _replace_loads(loop.body, {ld: E.Var(name) for (ld, _), name in zip(loads, cur[k])}))
-                 for k in range(factor)]
+        body += _block_bodies(loop, loads, base, cur)
         return body + [N.Assign(c, E.Var(n)) for cs, ns in zip(cur, nxt) for c, n in zip(cs, ns)]
 
     return prologue + blocked_loop(loop, factor, fresh, block)
@@ -227,10 +232,7 @@ def unroll_loads(p: Program, factor: int = UNROLL, roll: bool = False, pipeline:
 
         def block(base: E.Expr) -> list:
             names = [[fresh("pf") for _ in loads] for _ in range(factor)]
-            return _block_loads(loop, loads, factor, base, names) + [
-                N.Block((N.Let(loop.var, iteration(base, k)),)
-                        + _replace_loads(loop.body, {ld: E.Var(name) for (ld, _), name in zip(loads, names[k])}))
-                for k in range(factor)]
+            return _block_loads(loop, loads, factor, base, names) + _block_bodies(loop, loads, base, names)
 
         fewer = f", x{factor}: a large body" if factor != unroll else ""
         if pipeline and (hi - lo) // factor >= 2:

@@ -15,6 +15,7 @@ Example:
 """
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import OrderedDict
@@ -284,8 +285,7 @@ class Kernel:
         plan = _Plan(tensors, algorithms, seq, uploads, downloads, traps, list(self.ops), resident, grids,
                      staging={n: self._host_view(tensors[n], n, sizes) for n in uploads},
                      results={n: self._host_view(tensors[n], n, sizes) for n in downloads},
-                     trap_words=[(k, t.data()) for k, t in traps], host=host and not fell_back)
-        plan.key = key
+                     trap_words=[(k, t.data()) for k, t in traps], host=host and not fell_back, key=key)
         self._plans[key] = plan
         self.stats.plans_built += 1
         while len(self._plans) > self.max_plans:
@@ -294,16 +294,16 @@ class Kernel:
 
     def _host_ok(self, arrays: dict, grids: list) -> bool:
         """Whether a plan for `arrays` may use host-visible tensors in place: every tensor together
-        fits ``device.host_tensor_bytes``, and the stages' accesses (words, at most) fit 4x that, so
-        no shader walks host memory over the bus many times."""
+        fits ``device.host_tensor_bytes``, and the stages' 4-byte accesses (at most) fit 4x that in
+        bytes, so no shader walks host memory over the bus many times."""
         limit = self.device.host_tensor_bytes
         if not limit or None in self._accesses:
             return False
         size = sum(arrays[n].nbytes for n in self._names) + sum(max(s.count, 1) * s.element.size
                                                                  for s in self.scratch)
-        accessed = 4 * sum(a * g[0] * g[1] * g[2] * st.program.workgroup_size[0] * st.program.workgroup_size[1]
-                    * st.program.workgroup_size[2] for a, g, st in zip(self._accesses, grids, self.stages))
-        return size <= limit and accessed <= 4 * limit
+        words = sum(a * math.prod(g) * math.prod(st.program.workgroup_size)
+                    for a, g, st in zip(self._accesses, grids, self.stages))
+        return size <= limit and words <= limit
 
     def _host_view(self, tensor: Any, name: str, sizes: dict) -> np.ndarray:
         """The tensor's mapped memory as the buffer's host array (a byte buffer's bytes, not its words)."""
