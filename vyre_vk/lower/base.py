@@ -20,6 +20,7 @@ from .ffmath64 import GLSL as FLOAT64
 from .ieee import FUSED
 from .names import glsl_names
 from .result import LoweringError
+from .speculate import SPECULATIVE, SPECULATIVE_FUSED, Speculation
 from .spelling import CAST_GLSL, STORAGE_TYPE, VALUE_TYPE, Spelling
 from .vector import VectorPlan
 from vyre_vk.ir.paths import labelled_bodies
@@ -83,6 +84,10 @@ class LowererBase:
         # fast mode's division falls back to the exact one outside the range Vulkan bounds
         self.table["vyre_fdiv_exact"] = self.table["vyre_fdiv"].replace("float vyre_fdiv(", "float vyre_fdiv_exact(", 1)
         self.table.update(fast_table(native_math) if fast else {})
+        # speculative chains (speculate.py): exact precision only; the division where fma is fused
+        if not fast:
+            self.table.update({**SPECULATIVE, **(SPECULATIVE_FUSED if fused_fma else {})})
+        self.spec: Optional[Speculation] = None  # the chain of the loop emitted speculatively now
         self.decls = {b.name: b for b in program.buffers}
         self.names = glsl_names(program)
         self.var = self.names.variables  # IR variable -> GLSL name

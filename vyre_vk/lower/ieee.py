@@ -102,29 +102,39 @@ FUSED: dict[str, str] = {
     precise float pe = fma(a, b, -pp);
     p = pp; e = pe;
 }""",
-    "vyre_fdiv": f"""float vyre_fdiv(float a, float b) {{
-    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    # y = RN(1/d) for a positive normal d whose reciprocal is normal: the driver's 1/d (within a
+    # few ULP), one Newton step (within one ULP), then the nearer of it and its neighbour by exact
+    # residuals (fma is fused: the residuals of a value within one ULP of 1/d are representable)
+    "vyre_rcp_rn": """float vyre_rcp_rn(float d) {
+    precise float y0 = 1.0 / d;
+    precise float y1 = fma(fma(-d, y0, 1.0), y0, y0);
+    precise float e1 = fma(-d, y1, 1.0);
+    uint uy = floatBitsToUint(y1);
+    uint un = e1 > 0.0 ? uy + 1u : uy - 1u;  // the neighbour on 1/d's side
+    precise float e2 = fma(-uintBitsToFloat(un), d, 1.0);
+    return uintBitsToFloat((e1 != 0.0 && abs(e2) < abs(e1)) ? un : uy);
+}""",
+    # the fast path's window (FAST_DIV_*), on the operands' bits
+    "vyre_fdiv_window": f"""bool vyre_fdiv_window(uint ua, uint ub) {{
     uint ea = (ua >> 23) & 0xFFu, eb = (ub >> 23) & 0xFFu;
     int de = int(ea) - int(eb);
-    bool fast = ea >= {FAST_DIV_MIN_EA}u && ea <= 254u && eb >= {FAST_DIV_EB[0]}u && eb <= {FAST_DIV_EB[1]}u
+    return ea >= {FAST_DIV_MIN_EA}u && ea <= 254u && eb >= {FAST_DIV_EB[0]}u && eb <= {FAST_DIV_EB[1]}u
         && de >= {FAST_DIV_DIFF[0]} && de <= {FAST_DIV_DIFF[1]};
+}}""",
+    "vyre_fdiv": """float vyre_fdiv(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    bool fast = vyre_fdiv_window(ua, ub);
     // straight-line (no branch around it). y = RN(1/|b|) depends on b alone, so in a chain that
     // divides a running value (Welford's delta / n) it is computed off the chain: the driver's
     // 1/d (within a few ULP), one Newton step (within one ULP), then the nearer of it and its
     // neighbour by exact residuals. With y correctly rounded, Markstein's correction step makes
     // q1 the correctly rounded quotient: three dependent operations on the dividend's side.
     float x = uintBitsToFloat(ua & 0x7FFFFFFFu), d = uintBitsToFloat(ub & 0x7FFFFFFFu);
-    precise float y0 = 1.0 / d;
-    precise float y1 = fma(fma(-d, y0, 1.0), y0, y0);
-    precise float e1 = fma(-d, y1, 1.0);  // exact: y1 is within one ULP of 1/d
-    uint uy = floatBitsToUint(y1);
-    uint un = e1 > 0.0 ? uy + 1u : uy - 1u;  // the neighbour on 1/d's side
-    precise float e2 = fma(-uintBitsToFloat(un), d, 1.0);  // exact too
-    float y = uintBitsToFloat((e1 != 0.0 && abs(e2) < abs(e1)) ? un : uy);
+    float y = vyre_rcp_rn(d);
     precise float q0 = x * y;
     precise float q1 = fma(fma(-q0, d, x), y, q0);
     float q = uintBitsToFloat(floatBitsToUint(q1) | ((ua ^ ub) & 0x80000000u));
     if (!fast) q = vyre_fdiv_int(a, b);
     return q;
-}}""",
+}""",
 }

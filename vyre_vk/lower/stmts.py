@@ -10,11 +10,13 @@ from __future__ import annotations
 from typing import Any, Callable, ClassVar, Optional
 
 from ..ir import node as N
+from ..ir.chains import SPECULATE
 from . import bounds
 from .base import BOOL, F32, I32, U32, unwrap
 from .exprs import ExprLowerer
 from .names import comment
 from .result import TRAP_CODE_DIVISION, LoweringError
+from .speculate import speculative_region
 from .spelling import I8, STORAGE_TYPE, U8, VALUE_TYPE, ZERO
 from .vector import VectorPlan, component, vec_type
 
@@ -151,6 +153,9 @@ class StmtLowerer(ExprLowerer):
         self.emit("}", path)
 
     def region(self, n: N.Region, path: str) -> None:
+        if n.generator == SPECULATE and "vyre_sp_state" in self.table and self.spec is None:
+            speculative_region(self, n, path)  # the checked loop, then the exact one if needed
+            return
         # vyre's Regions are lexical scopes too (IR-SPEC 6.2): braces plus a comment naming the generator.
         self.block(n.body, path + ".region.body", f"{{  // region {comment(n.generator)}", path)
         self.emit("}", path)

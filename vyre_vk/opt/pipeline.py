@@ -14,7 +14,7 @@ Example::
     >>> from vyre_vk.opt import optimize
     >>> graph, reports = optimize(get("vyre-libs::nn::mlp_backward").build())
     >>> [r.name for r in reports if r.changed]
-    ['licm', 'hoist_invariant', 'fission', 'workgroup_size', 'coarsen']
+    ['licm', 'hoist_invariant', 'fission', 'speculate', 'workgroup_size', 'coarsen']
     >>> len(graph.stages)  # graph.run_reference(inputs) == reference.run(program, inputs), bit for bit
     3
 """
@@ -46,6 +46,7 @@ from .idle import GUARD_IDLE
 from .privatize import PRIVATIZE
 from .protocol import OptimizerError, Pass, PassContext
 from .reassociate import REASSOCIATE
+from .speculate import SPECULATE_CHAINS
 from .unroll import UNROLL_LOADS
 
 
@@ -98,7 +99,7 @@ class ProgramGraph:
 
 
 #: Every pass, in the order optimize() runs them (see protocol.py for their shape).
-PASS_ORDER: tuple[Pass, ...] = (CONSTANT_FOLD, DCE, SINGLE_INVOCATION, SPLIT_PHASES, SPREAD, TABULATE, SPLIT_INVOCATIONS, GUARD_IDLE, PRIVATIZE, CSE, LICM, HOIST_INVARIANT, FISSION, SPLIT_CHAINS, REASSOCIATE, UNROLL_LOADS, WORKGROUP_SIZE,
+PASS_ORDER: tuple[Pass, ...] = (CONSTANT_FOLD, DCE, SINGLE_INVOCATION, SPLIT_PHASES, SPREAD, TABULATE, SPLIT_INVOCATIONS, GUARD_IDLE, PRIVATIZE, CSE, LICM, HOIST_INVARIANT, FISSION, SPLIT_CHAINS, REASSOCIATE, UNROLL_LOADS, SPECULATE_CHAINS, WORKGROUP_SIZE,
                                 COARSEN)
 PASS_NAMES: tuple[str, ...] = tuple(p.name for p in PASS_ORDER)
 PASSES: dict[str, Pass] = {p.name: p for p in PASS_ORDER}

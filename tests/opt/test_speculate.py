@@ -1,0 +1,221 @@
+"""Speculative chains (vyre_vk.opt.speculate marks, vyre_vk.lower.speculate emits): which loops
+qualify, and on Vulkan (lavapipe in CI) the reference's bits whether the checked loop's result is
+kept or the exact re-run is needed. Each GPU test also runs the shader with its re-run removed
+(a mutant), to show the inputs really exercise the path the test is about."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from vyre_vk import reference, spirv
+from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program, wrap_anonymous
+from vyre_vk.ir import node as N
+from vyre_vk.ir.chains import SPECULATE
+from vyre_vk.ir.optable import BinOp
+from vyre_vk.ir.walk import walk_nodes
+from vyre_vk.lower import lower
+from vyre_vk.ops import get
+from vyre_vk.opt import PASS_NAMES, optimize
+from vyre_vk.opt.speculate import speculate, speculating
+from vyre_vk.runtime import kp_bridge
+
+from ..lower.test_ieee import _pairs
+from ..lower.test_ieee_fused import FMA_RN, _window_pairs
+from .test_passes import reduction_programs, runnable
+
+F, U = np.float32, np.uint32
+RERUN = "if (vyre_sp_state == 0u)"
+
+
+def _fold(n: int, lanes: int, op: BinOp = BinOp.Add, init: float = 0.0) -> Program:
+    """out[i] = x[i] op x[lanes + i] op ... (n terms, left to right): one serial chain per lane."""
+    i = Expr.gid_x()
+    step = Node.assign("acc", Expr.binop(op, Expr.var("acc"),
+                                         Expr.load("x", Expr.add(Expr.mul(Expr.var("m"), Expr.u32(lanes)), i))))
+    return Program.wrapped(
+        [BufferDecl.read("x", 0, DataType.F32).with_count(n * lanes),
+         BufferDecl.output("out", 1, DataType.F32).with_count(lanes)], (64, 1, 1),
+        [wrap_anonymous("t::fold", [Node.if_then(Expr.lt(i, Expr.u32(lanes)), [
+            Node.let_bind("acc", Expr.f32(init)), Node.loop_for("m", Expr.u32(0), Expr.u32(n), [step]),
+            Node.store("out", i, Expr.var("acc"))])])])
+
+
+def _marked(p: Program) -> int:
+    return sum(isinstance(n, N.Region) and n.generator == SPECULATE for n in walk_nodes(p.entry))
+
+
+def _run_glsl(dev, glsl: str, arrays: list, out: int, groups: int) -> np.ndarray:
+    mgr = dev.manager
+    tensors = [kp_bridge.tensor(mgr, a) for a in arrays]
+    algo = kp_bridge.algorithm(mgr, tensors, spirv.compile_glsl(glsl, name="speculate-test.comp"), (groups, 1, 1))
+    seq = mgr.sequence()
+    seq.record(kp_bridge.sync_device(tensors)).record(kp_bridge.dispatch(algo)).record(
+        kp_bridge.sync_local(tensors[out:out + 1])).eval()
+    got = tensors[out].data().copy().view(F)
+    for obj in (seq, algo, *tensors):
+        obj.destroy()
+    return got
+
+
+# ----------------------------------------------------------------------------- which loops
+@pytest.mark.parametrize("op,kw,chain", [
+    ("vyre-libs::math::reduce_variance", dict(n=4096), "M1_i, M2_i"),
+    ("vyre-libs::nn::rms_norm", dict(n=4096), "local_sum"),
+    ("vyre-libs::nn::linear_relu", dict(in_dim=64, out_dim=32), "acc"),
+])
+def test_marks_the_registered_folds(op, kw, chain):
+    graph, reports = optimize(get(op).build_with(**kw), device_class="nvidia")
+    r = next(r for r in reports if r.name == "speculate")
+    assert r.changed and f"chain {chain} in IEEE f32" in r.why, r.why
+    assert sum(_marked(s) for s in graph.stages) >= 1
+    assert not any(r.name == "speculate" and r.changed
+                   for r in optimize(get(op).build_with(**kw), precision="fast")[1])
+
+
+def test_refuses_loops_whose_rerun_or_chain_is_unsafe():
+    assert _marked(speculate(_fold(8, 1))[0]) == 1
+    assert _marked(speculate(_fold(8, 1, BinOp.Min))[0]) == 0  # no add, sub, mul or div on the chain
+    p = _fold(8, 1)
+    stored = speculate(Program.wrapped(p.buffers, (64, 1, 1), [wrap_anonymous("t::s", [
+        Node.let_bind("acc", Expr.f32(0.0)), Node.loop_for("m", Expr.u32(0), Expr.u32(8), [
+            Node.assign("acc", Expr.add(Expr.var("acc"), Expr.load("x", Expr.var("m")))),
+            Node.store("out", Expr.u32(0), Expr.var("acc"))])])]))[0]
+    assert _marked(stored) == 0  # a store inside: a re-run would repeat it
+    ints = Program.wrapped([BufferDecl.read("x", 0, DataType.U32).with_count(8),
+                            BufferDecl.output("out", 1, DataType.U32).with_count(1)], (64, 1, 1),
+                           [wrap_anonymous("t::u", [
+                               Node.let_bind("acc", Expr.u32(0)), Node.loop_for("m", Expr.u32(0), Expr.u32(8), [
+                                   Node.assign("acc", Expr.add(Expr.var("acc"), Expr.load("x", Expr.var("m"))))]),
+                               Node.store("out", Expr.u32(0), Expr.var("acc"))])])
+    assert _marked(speculate(ints)[0]) == 0  # integer chains are exact already
+
+
+def test_knob(monkeypatch):
+    monkeypatch.setenv("VYRE_VK_SPECULATE", "0")
+    assert not speculating("nvidia", "exact")
+    monkeypatch.setenv("VYRE_VK_SPECULATE", "1")
+    assert speculating("nvidia", "exact") and not speculating("nvidia", "fast")
+
+
+# ----------------------------------------------------------------------------- bits on Vulkan
+def _fold_cases(rng, n: int, lanes: int, op: BinOp) -> np.ndarray:
+    """Per lane: plain values (lane 0: the checked loop's result stands), then chains that pass
+    through subnormals, exact zeros, -0, infinities and NaN (the exact re-run decides)."""
+    if op is BinOp.Mul:
+        x = (F(1.0) + F(0.1) * rng.standard_normal((n, lanes))).astype(F)
+        x[1, 1], x[2, 1] = F(2.0 ** -130), F(2.0 ** 20)   # IEEE 2^-110 (about), the reference 0
+        x[1, 2] = F(0.0)
+        x[3, 3] = np.inf
+        x[3, 4], x[5, 4] = np.inf, F(0.0)                  # NaN
+        x[1, 5] = F(-0.0)
+        return x.reshape(-1)
+    x = rng.standard_normal((n, lanes)).astype(F)
+    x[:, 1] = 0.0
+    x[1:4, 1] = [F(2.0 ** -127), F(2.0 ** -126), F(2.0 ** -124)]  # IEEE 5.5 * 2^-126, the reference 5 * 2^-126
+    x[:, 2] = -0.0
+    x[:3, 3] = [F(0.0), F(5.0), F(-5.0)]  # an exact zero mid-chain (5 - 5 too: a - b for sub)
+    x[4, 4] = np.inf
+    x[4, 5], x[6, 5] = np.inf, -np.inf  # NaN (sub: -inf - -inf)
+    x[:, 6] = F(2.0 ** -130)  # subnormal terms: the reference's sum stays 0, IEEE's grows to normal
+    return x.reshape(-1)
+
+
+@pytest.mark.parametrize("op", [BinOp.Add, BinOp.Sub, BinOp.Mul])
+def test_checked_loop_and_rerun_give_the_reference_bits(vk_device, op):
+    n, lanes = 40, 64
+    p = _fold(n, lanes, op, init=1.0 if op is BinOp.Mul else 0.0)
+    x = _fold_cases(np.random.default_rng(3), n, lanes, op)
+    want = reference.run(p, {"x": x})["out"].view(U)
+    k = vk_device.compile(p)
+    assert _marked(k.compiled.stages[0].program) >= 1  # unroll may leave a block loop and a rest loop
+    assert k.run({"x": x})["out"].view(U).tolist() == want.tolist()
+    # mutants: (1) a kept checked result is scaled by 1.5: the lanes whose chain met a zero or a
+    # subnormal (lavapipe flushes subnormal results to zero) were re-run exactly and still give the
+    # reference's bits, the others do not; (2) always re-run: the saved values restore every lane
+    glsl = lower(speculate(p)[0]).glsl
+    kept = "v_acc = vyre_canon(v_acc);"
+    assert glsl.count(RERUN) == 1 and glsl.count(kept) == 1
+    special = [1, 2, 5] if op is BinOp.Mul else [1, 2, 3, 6]
+    got = _run_glsl(vk_device, glsl.replace(kept, "v_acc = vyre_canon(v_acc) * 1.5;"), [x, np.zeros(lanes, F)], 1, 1)
+    assert got.view(U)[special].tolist() == want[special].tolist() and got.view(U)[0] != want[0]
+    got = _run_glsl(vk_device, glsl.replace(RERUN, "if (true)"), [x, np.zeros(lanes, F)], 1, 1)
+    assert got.view(U).tolist() == want.tolist()
+
+
+def test_division_on_the_chain_with_a_fused_fma(vk_device):
+    """vyre_sp_div (a device whose fma is fused) with lavapipe's fma replaced by a correctly rounded
+    one: acc = a / 1 (the exact first iteration), then acc / b, speculated."""
+    if not vk_device.limits.float64:
+        pytest.skip("the correctly rounded fma stand-in needs shaderFloat64")
+    rng = np.random.default_rng(5)
+    a1, b1 = _pairs(rng)
+    a2, b2 = _window_pairs(rng, 1 << 14)
+    a, b = np.concatenate([a1[::4], a2]), np.concatenate([b1[::4], b2])
+    n = a.size
+    i = Expr.gid_x()
+    step = Node.assign("acc", Expr.binop(BinOp.Div, Expr.var("acc"),
+                                         Expr.load("b", Expr.add(Expr.mul(i, Expr.u32(2)), Expr.var("j")))))
+    p = Program.wrapped(
+        [BufferDecl.read("a", 0, DataType.F32).with_count(n), BufferDecl.read("b", 1, DataType.F32).with_count(2 * n),
+         BufferDecl.output("out", 2, DataType.F32).with_count(n)], (64, 1, 1),
+        [wrap_anonymous("t::div", [Node.if_then(Expr.lt(i, Expr.u32(n)), [
+            Node.let_bind("acc", Expr.load("a", i)), Node.loop_for("j", Expr.u32(0), Expr.u32(2), [step]),
+            Node.store("out", i, Expr.var("acc"))])])])
+    bb = np.stack([np.ones(n, F), b], axis=1).reshape(-1)
+    with np.errstate(all="ignore"):
+        want = reference.run(p, {"a": a, "b": bb})["out"].view(U)
+    glsl = lower(speculate(p)[0], fused_fma=True).glsl
+    assert "vyre_sp_div(" in glsl
+    start = glsl.index("float vyre_rcp_rn(float d)")
+    body = glsl[:start] + FMA_RN + re.sub(r"\bfma\(", "vk_fma_rn(", glsl[start:])
+    groups = (n + 63) // 64
+    got = _run_glsl(vk_device, body, [a, bb, np.zeros(n, F)], 2, groups).view(U)
+    bad = np.flatnonzero(got != want)
+    assert bad.size == 0, (bad.size, a[bad[:4]], b[bad[:4]])
+    # without the re-run: still exact wherever the quotient stayed in the window (the speculation's
+    # claim), and wrong somewhere outside it (so the re-run above was needed)
+    mutant = _run_glsl(vk_device, body.replace(RERUN, "if (false)"), [a, bb, np.zeros(n, F)], 2, groups).view(U)
+    inside = _in_window(a, b)
+    assert inside.mean() > 0.3 and (mutant[inside] == want[inside]).all()
+    assert (mutant[~inside] != want[~inside]).any()
+
+
+def _in_window(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    from vyre_vk.lower.ieee import FAST_DIV_DIFF, FAST_DIV_EB, FAST_DIV_MIN_EA
+    ea = (a.view(U) >> 23) & 0xFF
+    eb = (b.view(U) >> 23) & 0xFF
+    de = ea.astype(np.int64) - eb.astype(np.int64)
+    with np.errstate(all="ignore"):
+        q = (a / b).view(U) & 0x7F800000
+    return ((ea >= FAST_DIV_MIN_EA) & (ea <= 254) & (eb >= FAST_DIV_EB[0]) & (eb <= FAST_DIV_EB[1])
+            & (de >= FAST_DIV_DIFF[0]) & (de <= FAST_DIV_DIFF[1]) & (q != 0))
+
+
+FIRED: list = []
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(reduction_programs(), st.integers(0, 3))
+def test_random_reductions_on_vulkan(vk_device, program, seed):
+    inputs = runnable(program, seed)
+    if inputs is None:
+        return
+    want = reference.run(program, inputs)
+    on = vk_device.compile(program)
+    FIRED.append(any(_marked(s.program) for s in on.compiled.stages))
+    off = vk_device.compile(program, optimize=set(PASS_NAMES) - {"speculate"})
+    a, b = on.run(inputs), off.run(inputs)
+    for name, w in want.items():
+        assert a[name].view(U if a[name].dtype.itemsize == 4 else np.uint8).tolist() == \
+            w.view(U if w.dtype.itemsize == 4 else np.uint8).tolist()
+        assert b[name].tobytes() == a[name].tobytes()
+
+
+def test_speculation_fired_on_random_reductions():
+    if not FIRED:
+        pytest.skip("runs after test_random_reductions_on_vulkan")
+    assert sum(FIRED) >= 5, f"fired in {sum(FIRED)} of {len(FIRED)}"

@@ -1,0 +1,122 @@
+"""A loop's f32 chains: the values each iteration derives from the previous one's (fold
+accumulators, Welford's running mean), and whether the loop may be run speculatively.
+
+Speculation (vyre_vk.opt.speculate marks the loop, vyre_vk.lower.speculate emits it) computes
+the chain's f32 add, sub, mul and div in plain IEEE arithmetic, records the smallest exponent
+field any of them produced, and runs the loop again with the exact helpers when that was 0
+(a zero or a subnormal). While every chain value is normal, infinite or NaN, IEEE arithmetic
+*is* the reference's (canonicalisation changes only NaN payloads, which no consumer can see:
+stores canonicalise, NaN tests read the exponent and any mantissa bit). So the re-run is rare
+and the result is the reference's bits either way.
+
+A loop qualifies when re-running it is harmless and its chain cannot run away: no stores,
+atomics, barriers, collectives, traps or returns inside, and no inner loop bound that depends on
+a chain value. Whether an expression may trap is the caller's question (the pass asks Facts).
+
+Example::
+
+    >>> from vyre_vk.ir import expr as E, node as N
+    >>> from vyre_vk.ir.types import DataType
+    >>> body = (N.Assign("acc", E.BinOpExpr(E.BinOp.Add, E.Var("acc"), E.Load("x", E.Var("i")))),)
+    >>> loop = N.Loop("i", E.LitU32(0), E.LitU32(8), body)
+    >>> sorted(chain_vars(loop, {"acc": DataType.F32}, {}))
+    ['acc']
+    >>> blocker(loop, chain_vars(loop, {"acc": DataType.F32}, {}), {"acc": DataType.F32}, {}) is None
+    True
+"""
+from __future__ import annotations
+
+from typing import Mapping, Optional
+
+from . import expr as E
+from . import node as N
+from .optable import BinOp
+from .types import DataType
+from .walk import expr_type, node_exprs, walk_expr, walk_nodes
+
+F32 = DataType.F32
+#: The generator of the Region that marks a loop for speculation.
+SPECULATE = "vyre_vk.opt.speculate"
+#: The f32 operators a speculative chain computes in IEEE arithmetic.
+CHAIN_OPS = (BinOp.Add, BinOp.Sub, BinOp.Mul, BinOp.Div)
+_EFFECTS = (N.Store, N.Barrier, N.Trap, N.Return) + N.UNSUPPORTED_NODES
+_OPAQUE = (E.Atomic, E.Call) + E.SUBGROUP_COLLECTIVES
+
+
+def _vars(e: E.Expr) -> set[str]:
+    return {x.name for x in walk_expr(e) if isinstance(x, E.Var)}
+
+
+def loop_types(loop: N.Loop, env: Mapping[str, Optional[DataType]], bufs: Mapping) -> dict:
+    """`env` (the names bound outside) extended by every name the loop binds, in order."""
+    out = dict(env)
+    out[loop.var] = DataType.U32
+    for n in walk_nodes(loop.body):
+        if isinstance(n, N.Let):
+            out[n.name] = expr_type(n.value, out, bufs)
+        elif isinstance(n, N.Loop):
+            out[n.var] = DataType.U32
+    return out
+
+
+def carried(loop: N.Loop) -> list[str]:
+    """Variables the loop assigns but does not bind: their values pass between iterations."""
+    local = {n.name for n in walk_nodes(loop.body) if isinstance(n, N.Let)}
+    local |= {n.var for n in walk_nodes(loop.body) if isinstance(n, N.Loop)} | {loop.var}
+    out: list[str] = []
+    for n in walk_nodes(loop.body):
+        if isinstance(n, N.Assign) and n.name not in local and n.name not in out:
+            out.append(n.name)
+    return out
+
+
+def chain_vars(loop: N.Loop, env: Mapping[str, Optional[DataType]], bufs: Mapping) -> frozenset[str]:
+    """The f32 names whose values depend on a carried f32 value's previous iteration: the carried
+    recurrences (``acc = acc + x``, also through lets) and everything computed from them."""
+    types = loop_types(loop, env, bufs)
+    deps: dict[str, set[str]] = {}
+    for n in walk_nodes(loop.body):
+        if isinstance(n, (N.Let, N.Assign)):
+            deps.setdefault(n.name, set()).update(_vars(n.value))
+
+    def reach(name: str) -> set[str]:
+        seen: set[str] = set()
+        stack = list(deps.get(name, ()))
+        while stack:
+            v = stack.pop()
+            if v not in seen:
+                seen.add(v)
+                stack.extend(deps.get(v, ()))
+        return seen
+
+    reaches = {name: reach(name) for name in deps}
+    seeds = {v for v in carried(loop) if types.get(v) is F32 and v in reaches.get(v, ())}
+    return frozenset(seeds | {v for v, r in reaches.items() if types.get(v) is F32 and r & seeds})
+
+
+def is_chain_op(e: E.Expr, chain: frozenset, types: Mapping, bufs: Mapping) -> bool:
+    """An f32 add / sub / mul / div with a chain operand and no literal zero operand (a driver
+    may fold ``x + 0.0``; the exact helpers spell zeros out)."""
+    if not (isinstance(e, E.BinOpExpr) and e.op in CHAIN_OPS and chain):
+        return False
+    if any(isinstance(x, E.LitF32) and x.bits & 0x7FFFFFFF == 0 for x in (e.left, e.right)):
+        return False
+    return expr_type(e.left, types, bufs) is F32 and bool((_vars(e.left) | _vars(e.right)) & chain)
+
+
+def blocker(loop: N.Loop, chain: frozenset, env: Mapping, bufs: Mapping) -> Optional[str]:
+    """Why the loop may not be speculated (None: it may)."""
+    if not chain:
+        return "no f32 value carried from one iteration to the next"
+    types = loop_types(loop, env, bufs)
+    ops = 0
+    for n in walk_nodes(loop.body):
+        if isinstance(n, _EFFECTS):
+            return f"a {type(n).__name__} inside (a re-run must have no effect)"
+        if isinstance(n, N.Loop) and (_vars(n.from_) | _vars(n.to)) & chain:
+            return "an inner loop bound depends on the chain"
+        for x in (y for e in node_exprs(n) for y in walk_expr(e)):
+            if isinstance(x, _OPAQUE):
+                return f"a {type(x).__name__} inside"
+            ops += is_chain_op(x, chain, types, bufs)
+    return None if ops else "the chain has no f32 add, sub, mul or div"

@@ -1,0 +1,142 @@
+"""Speculative chains -> GLSL: a marked loop (vyre_vk.opt.speculate) runs its f32 chain in IEEE
+arithmetic first, and again with the exact helpers only if that run saw a zero or subnormal.
+
+Why that is the reference's bits: vyre_vk.ir.chains. The chain's add, sub and mul are one
+``precise`` operation each plus an exponent check that no later operation waits for (a
+running minimum of the results' exponent fields in the private ``vyre_sp_state``); its
+division (where the device's fma is fused) is Markstein's correction with RN(1/b) from
+ieee.py, signed (RN is symmetric, so the quotient's sign needs no extra step), its window
+folded into the same check. The loop's first iteration runs exactly (then no carried value is
+a constant a driver could fold, and Welford's first step, whose deltas are exact zeros, is not
+speculated). After the loop, a minimum of 0 restores the carried values saved
+before it and runs the loop with the exact helpers; otherwise the carried f32 values are
+canonicalised (NaN payloads) and the exact loop is skipped.
+
+    >>> "vyre_sp_state" in SPECULATIVE["vyre_sp_add"]
+    True
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..ir import expr as E
+from ..ir import node as N
+from ..ir.chains import CHAIN_OPS, carried, chain_vars, is_chain_op
+from ..ir.optable import BinOp
+from ..ir.types import DataType
+from . import bounds
+from .spelling import VALUE_TYPE
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .stmts import StmtLowerer
+
+
+def _checked(name: str, op: str) -> str:
+    return (f"float {name}(float a, float b) {{ precise float r = a {op} b; "
+            "vyre_sp_state = min(vyre_sp_state, floatBitsToUint(r) & 0x7F800000u); return r; }")
+
+
+#: Helper name -> GLSL source (merged into the lowerer's table; the division only where fma is fused).
+SPECULATIVE: dict[str, str] = {
+    "vyre_sp_state": "uint vyre_sp_state;  // the smallest exponent field a speculative chain produced",
+    "vyre_sp_add": _checked("vyre_sp_add", "+"),
+    "vyre_sp_sub": _checked("vyre_sp_sub", "-"),
+    "vyre_sp_mul": _checked("vyre_sp_mul", "*"),
+}
+SPECULATIVE_FUSED: dict[str, str] = {
+    "vyre_sp_div": """float vyre_sp_div(float a, float b) {
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+    float y = uintBitsToFloat(floatBitsToUint(vyre_rcp_rn(uintBitsToFloat(ub & 0x7FFFFFFFu))) | (ub & 0x80000000u));
+    precise float q0 = a * y;
+    precise float q1 = fma(fma(-q0, b, a), y, q0);
+    vyre_sp_state = vyre_fdiv_window(ua, ub) ? vyre_sp_state : 0u;
+    return q1;
+}""",
+}
+_HELPER = {BinOp.Add: "vyre_sp_add", BinOp.Sub: "vyre_sp_sub", BinOp.Mul: "vyre_sp_mul", BinOp.Div: "vyre_sp_div"}
+assert set(_HELPER) == set(CHAIN_OPS)
+U32 = DataType.U32
+
+
+class Speculation:
+    """The chain of the loop being emitted speculatively (the expression layer asks it)."""
+
+    def __init__(self, loop: N.Loop, env: dict, bufs: dict):
+        self.chain = chain_vars(loop, env, bufs)
+        self.types: dict = {}
+        self.bufs = bufs
+
+    def helper(self, e: E.BinOpExpr, types: dict, table: dict) -> str | None:
+        """The speculative helper for `e`, or None (not a chain operation: the exact spelling)."""
+        name = _HELPER.get(e.op)
+        if name not in table or not is_chain_op(e, self.chain, types, self.bufs):
+            return None
+        return name
+
+
+def scope_types(lw: "StmtLowerer") -> dict:
+    """Every name in scope with its type (innermost binding wins)."""
+    out: dict = {}
+    for s in lw.scopes:
+        out.update(s)
+    return out
+
+
+def _bound_var(lw: "StmtLowerer", name: str, code: str, interval, path: str) -> E.Var:
+    """A u32 evaluated once into a GLSL temporary, usable as an IR variable (with its range)."""
+    ir = f"vk.{name}"  # not an IR identifier: no clash with the program's names
+    lw.var[ir] = name
+    lw.scopes[-1][ir] = U32
+    if interval is not None:
+        lw.iv[-1][bounds.var_key(ir)] = interval
+    lw.emit(f"uint {name} = {code};", path)
+    return E.Var(ir)
+
+
+def speculative_region(lw: "StmtLowerer", n: N.Region, path: str) -> None:
+    """Emit a SPECULATE region: the first iteration exactly (its values are then run-time values,
+    not constants a driver could fold, and Welford's first step, whose deltas are exact zeros, is
+    not speculated), the rest checked, then the whole loop exactly again if the check failed."""
+    loop = n.body[0]
+    bp = path + ".region.body"
+    env = scope_types(lw)
+    spec = Speculation(loop, env, lw.decls)
+    keep = [v for v in carried(loop) if v in env]
+    chain = ", ".join(lw.var[v] for v in keep if v in spec.chain)  # GLSL names: safe in a comment
+    lw.emit(f"{{  // region {n.generator}: chain {chain} in IEEE f32, checked", path)
+    lw.depth += 1
+    lw.scopes.append({})
+    lw.iv.append({})
+    lw.tmp += 1
+    k = lw.tmp
+    lo_r, hi_r = lw.interval(loop.from_), lw.interval(loop.to)
+    lo = _bound_var(lw, f"vk_splo{k}", lw.expr(loop.from_, path + ".from")[0], lo_r, path)
+    hi = _bound_var(lw, f"vk_sphi{k}", lw.expr(loop.to, path + ".to")[0], hi_r, path)
+    pe = _bound_var(lw, f"vk_sppe{k}", f"vk_sphi{k} > vk_splo{k} ? vk_splo{k} + 1u : vk_splo{k}",
+                    (lo_r[0], hi_r[1]) if lo_r and hi_r else None, path)
+    saved = {v: f"vk_sv{k}_{i}" for i, v in enumerate(keep)}
+    for v, s in saved.items():
+        lw.emit(f"{VALUE_TYPE[env[v]]} {s} = {lw.var[v]};", path)
+    lw.stmt(N.Loop(loop.var, lo, pe, loop.body), bp + "[0]")
+    lw.helpers.add("vyre_sp_state")
+    lw.emit("vyre_sp_state = 0x7F800000u;", path)
+    lw.spec = spec
+    lw.stmt(N.Loop(loop.var, pe, hi, loop.body), bp + "[0]")
+    lw.spec = None
+    lw.emit("if (vyre_sp_state == 0u) {  // a chain value was zero or subnormal: the loop again, exactly", path)
+    lw.depth += 1
+    for v, s in saved.items():
+        lw.emit(f"{lw.var[v]} = {s};", path)
+    lw.stmt(N.Loop(loop.var, lo, hi, loop.body), bp + "[0]")
+    lw.depth -= 1
+    f32 = [v for v in keep if v in spec.chain]
+    if f32:
+        lw.helpers.add("vyre_canon")
+        lw.emit("} else {", path)
+        for v in f32:
+            lw.emit(f"    {lw.var[v]} = vyre_canon({lw.var[v]});", path)
+    lw.emit("}", path)
+    lw.iv.pop()
+    lw.scopes.pop()
+    lw.depth -= 1
+    lw.emit("}", path)

@@ -1,0 +1,93 @@
+"""Speculative chains: mark the loops whose f32 chain may run in plain IEEE arithmetic, checked.
+
+Exact mode's serial folds are bound by the latency of their chain: on the H200 an exact add
+(canonicalise the sum: subnormal -> signed zero, NaN -> one payload; zero sums spelled out)
+costs 21.4 ns a step where a plain add costs 2.1 (tools/bench/chain_latency.py). While every
+value the chain produces is normal, infinite or NaN, the plain add *is* the exact one up to
+NaN payloads, which nothing observes (vyre_vk.ir.chains). So a marked loop runs with plain
+arithmetic on its chain (add, sub, mul; division by Markstein's correction where the device's
+fma is fused), keeping the smallest exponent field the chain produced, off the chain's
+critical path; when that is 0 (a zero or subnormal appeared, or a quotient left the fast
+division's window) the loop runs again with the exact helpers from the values saved before
+it. The loads, and every value not derived from the chain, keep their exact helpers.
+
+The pass itself only wraps each qualifying outermost loop in a ``Region`` named
+:data:`~vyre_vk.ir.chains.SPECULATE` (for the reference a plain scope: the same results);
+the lowering (vyre_vk.lower.speculate) emits the two loops. Exact precision only (the fast
+one's chains are plain already); ``$VYRE_VK_SPECULATE=0`` / ``1`` turns it off / on.
+
+Example::
+
+    >>> from vyre_vk.ops import get
+    >>> p, why = SPECULATE_CHAINS.on(get("vyre-libs::math::reduce_variance").build_with(n=4096))
+    >>> why
+    'loop chunk: chain M1_i, M2_i in IEEE f32, checked; an exact re-run if a zero or subnormal appears'
+"""
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+from ..ir import node as N
+from ..ir.chains import SPECULATE, blocker, carried, chain_vars
+from ..ir.program import Program, Region
+from ..ir.walk import node_exprs, rewrite_nodes, walk_nodes
+from .analysis import Facts, replace_entry
+from .protocol import PassBase, PassContext, Rewrite
+
+#: Device classes where the pass is off (none: every class measured so far gains).
+OFF_BY_CLASS: frozenset = frozenset()
+
+
+def speculating(device_class: str, precision: str) -> bool:
+    """Whether the pass runs; ``$VYRE_VK_SPECULATE=1`` / ``0`` overrides the class (a knob for A/B runs).
+
+    >>> speculating("nvidia", "fast")
+    False
+    """
+    if precision != "exact":
+        return False
+    env = os.environ.get("VYRE_VK_SPECULATE")
+    return env == "1" if env in ("0", "1") else device_class not in OFF_BY_CLASS
+
+
+def speculate(p: Program) -> tuple[Program, str]:
+    """Wrap each outermost loop that qualifies (vyre_vk.ir.chains.blocker, and nothing inside may
+    trap) in a SPECULATE region; (program, the loops and their chains)."""
+    facts = Facts(p)
+    done: list = []
+
+    def mark(n: N.Node) -> Optional[tuple]:
+        if isinstance(n, Region) and n.generator == SPECULATE:
+            return (n,)
+        if not isinstance(n, N.Loop):
+            return None
+        chain = chain_vars(n, facts.env, facts.bufs)
+        if blocker(n, chain, facts.env, facts.bufs) is not None or any(
+                facts.may_trap(e) for m in walk_nodes(n.body) for e in node_exprs(m)):
+            return None  # an inner loop may still qualify
+        done.append(f"loop {n.var}: chain {', '.join(v for v in carried(n) if v in chain)}")
+        return (Region(SPECULATE, None, (n,)),)
+
+    entry = rewrite_nodes(p.entry, stmt=mark)
+    if not done:
+        return p, ""
+    return replace_entry(p, entry), "; ".join(done) + (
+        " in IEEE f32, checked; an exact re-run if a zero or subnormal appears")
+
+
+class SpeculateChains(PassBase):
+    """Speculative chains (module docstring)."""
+    name = "speculate"
+    kind = "schedule"
+
+    def applies(self, program: Program, ctx: PassContext) -> bool:
+        return speculating(ctx.device_class, ctx.precision) and any(
+            isinstance(n, N.Loop) for n in walk_nodes(program.entry))
+
+    def run(self, program: Program, ctx: PassContext) -> Rewrite:
+        q, why = speculate(program)
+        return Rewrite((q,), detail=why)
+
+
+SPECULATE_CHAINS = SpeculateChains()
