@@ -344,7 +344,10 @@ class Kernel:
 
     def _write_staging(self, plan: _Plan, arrays: dict) -> None:
         for name, staging in plan.staging.items():
-            staging[:] = arrays[name] if name in arrays else 0
+            if name in arrays:
+                staging[:] = arrays[name]
+            else:
+                staging.fill(0)
 
     def _check_traps(self, plan: _Plan) -> None:
         for k, words in plan.trap_words:
@@ -362,8 +365,12 @@ class Kernel:
         kernel hands such a run to the program as written (compiled on first use)."""
         if grid is not None and self.compiled.optimized:
             return self.device.compile(self.program, optimize=False).run(inputs, grid=grid)
-        self.device.check_usable()  # before the lock: a forked child must not wait on the parent's
         repeat = self._repeat if grid is None else None
+        if repeat is not None and repeat[0](inputs):
+            out = self._rerun(inputs, repeat[1])
+            if out is not None:
+                return self._ranges(out)
+        self.device.check_usable()  # before the lock: a forked child must not wait on the parent's
         if repeat is None or not repeat[0](inputs):
             repeat = None
             arrays, grids = self._prepare(inputs, grid)
@@ -383,6 +390,26 @@ class Kernel:
             self._check_traps(plan)
             out = {n: view.copy() for n, view in plan.results.items()}
             self.stats.runs += 1
+        return self._ranges(out)
+
+    def _rerun(self, inputs: dict, plan: _Plan) -> Optional[dict]:
+        """A run with inputs shaped as the last run's (its check passed): the plan's mapped views
+        written, its sequence replayed, the results copied; no binding, planning or plan lookup by
+        sizes (a tiny kernel's submit+wait is mostly this). None if the plan was dropped since."""
+        dev = self.device
+        if dev._forked or dev._closed:
+            dev.check_usable()  # raises the DeviceError that says why
+        with dev.lock, self._lock:
+            if dev._closed or self._plans.get(plan.key) is not plan:
+                return None
+            self._write_staging(plan, inputs)
+            plan.sequence.eval()
+            self._check_traps(plan)
+            out = {n: view.copy() for n, view in plan.results.items()}
+            self.stats.runs += 1
+        return out
+
+    def _ranges(self, out: dict) -> dict:
         for b in self._ranged:  # with_output_byte_range: only that slice, as the reference returns
             lo, hi = b.output_byte_range
             raw = out[b.name].view(np.uint8)[lo:hi]
