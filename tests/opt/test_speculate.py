@@ -219,3 +219,33 @@ def test_speculation_fired_on_random_reductions():
     if not FIRED:
         pytest.skip("runs after test_random_reductions_on_vulkan")
     assert sum(FIRED) >= 5, f"fired in {sum(FIRED)} of {len(FIRED)}"
+
+
+def test_stored_values_checked_and_recomputed(vk_device):
+    """An elementwise value (a * b + a, then * c): computed in IEEE f32 and checked, exactly again
+    where a zero or subnormal appeared; a mutant scaling the kept value shows which lanes re-ran."""
+    n = 256
+    i = Expr.gid_x()
+    a, b, c = (Expr.load(x, i) for x in "abc")
+    value = Expr.mul(Expr.add(Expr.mul(a, b), a), c)
+    p = Program.wrapped([BufferDecl.read(x, k, DataType.F32).with_count(n) for k, x in enumerate("abc")]
+                        + [BufferDecl.output("out", 3, DataType.F32).with_count(n)], (64, 1, 1),
+                        [wrap_anonymous("t::map", [Node.if_then(Expr.lt(i, Expr.u32(n)), [
+                            Node.store("out", i, value)])])])
+    q, why = speculate(p)
+    assert _marked(q) == 1 and why.startswith("1 stored value(s)")
+    rng = np.random.default_rng(9)
+    x = {k: rng.standard_normal(n).astype(F) for k in "abc"}
+    x["a"][1], x["b"][1] = F(2.0 ** -70), F(2.0 ** -70)   # a subnormal product
+    x["a"][2] = F(0.0)                                    # zero products and sums
+    x["b"][3], x["a"][3] = F(-1.0), F(1.0)                # a * b + a = 0
+    x["c"][4] = F(2.0 ** -135)                            # a subnormal result
+    want = reference.run(p, x)["out"].view(U)
+    k = vk_device.compile(p)
+    assert k.run(x)["out"].view(U).tolist() == want.tolist()
+    glsl = lower(q).glsl
+    kept = re.search(r"float (vk_spv\d+) = (.*);\n", glsl)
+    assert kept and glsl.count(RERUN) == 1
+    mutant = glsl.replace(kept.group(0), f"float {kept.group(1)} = ({kept.group(2)}) * 1.5;\n")
+    got = _run_glsl(vk_device, mutant, [x["a"], x["b"], x["c"], np.zeros(n, F)], 3, n // 64).view(U)
+    assert got[1:5].tolist() == want[1:5].tolist() and got[0] != want[0]

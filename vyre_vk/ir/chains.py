@@ -9,6 +9,10 @@ field any of them produced, and runs the loop again with the exact helpers when 
 stores canonicalise, NaN tests read the exponent and any mantissa bit). So the re-run is rare
 and the result is the reference's bits either way.
 
+A store's value is speculated the same way (every f32 add, sub, mul and div in it; elementwise
+maps): the value computed in IEEE arithmetic and checked, and again exactly if the check failed,
+then stored once.
+
 A loop qualifies when re-running it is harmless and its chain cannot run away: no stores,
 atomics, barriers, collectives, traps or returns inside, and no inner loop bound that depends on
 a chain value. Whether an expression may trap is the caller's question (the pass asks Facts).
@@ -94,14 +98,25 @@ def chain_vars(loop: N.Loop, env: Mapping[str, Optional[DataType]], bufs: Mappin
     return frozenset(seeds | {v for v, r in reaches.items() if types.get(v) is F32 and r & seeds})
 
 
-def is_chain_op(e: E.Expr, chain: frozenset, types: Mapping, bufs: Mapping) -> bool:
-    """An f32 add / sub / mul / div with a chain operand and no literal zero operand (a driver
-    may fold ``x + 0.0``; the exact helpers spell zeros out)."""
-    if not (isinstance(e, E.BinOpExpr) and e.op in CHAIN_OPS and chain):
+def is_chain_op(e: E.Expr, chain: Optional[frozenset], types: Mapping, bufs: Mapping) -> bool:
+    """An f32 add / sub / mul / div with a chain operand (`chain` None: any f32 one, a stored
+    value's) and no literal zero operand (a driver may fold ``x + 0.0``; the exact helpers spell
+    zeros out)."""
+    if not (isinstance(e, E.BinOpExpr) and e.op in CHAIN_OPS and (chain is None or chain)):
         return False
     if any(isinstance(x, E.LitF32) and x.bits & 0x7FFFFFFF == 0 for x in (e.left, e.right)):
         return False
-    return expr_type(e.left, types, bufs) is F32 and bool((_vars(e.left) | _vars(e.right)) & chain)
+    return expr_type(e.left, types, bufs) is F32 and (
+        chain is None or bool((_vars(e.left) | _vars(e.right)) & chain))
+
+
+def store_ops(n: N.Store, types: Mapping, bufs: Mapping) -> int:
+    """How many f32 operations a store's value would compute speculatively (0 where its value
+    holds an atomic, call or collective: evaluating it twice must have no effect)."""
+    xs = list(walk_expr(n.value))
+    if any(isinstance(x, _OPAQUE) for x in xs):
+        return 0
+    return sum(is_chain_op(x, None, types, bufs) for x in xs)
 
 
 def blocker(loop: N.Loop, chain: frozenset, env: Mapping, bufs: Mapping) -> Optional[str]:

@@ -17,7 +17,7 @@ canonicalised (NaN payloads) and the exact loop is skipped.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from ..ir import expr as E
 from ..ir import node as N
@@ -55,15 +55,15 @@ SPECULATIVE_FUSED: dict[str, str] = {
 }
 _HELPER = {BinOp.Add: "vyre_sp_add", BinOp.Sub: "vyre_sp_sub", BinOp.Mul: "vyre_sp_mul", BinOp.Div: "vyre_sp_div"}
 assert set(_HELPER) == set(CHAIN_OPS)
-U32 = DataType.U32
+U32, F32 = DataType.U32, DataType.F32
 
 
 class Speculation:
     """The chain of the loop being emitted speculatively (the expression layer asks it)."""
 
-    def __init__(self, loop: N.Loop, env: dict, bufs: dict):
-        self.chain = chain_vars(loop, env, bufs)
-        self.types: dict = {}
+    def __init__(self, loop: Optional[N.Loop], env: dict, bufs: dict):
+        # None: every f32 operation (a stored value's), else the loop's chain variables
+        self.chain = None if loop is None else chain_vars(loop, env, bufs)
         self.bufs = bufs
 
     def helper(self, e: E.BinOpExpr, types: dict, table: dict) -> str | None:
@@ -91,6 +91,32 @@ def _bound_var(lw: "StmtLowerer", name: str, code: str, interval, path: str) -> 
         lw.iv[-1][bounds.var_key(ir)] = interval
     lw.emit(f"uint {name} = {code};", path)
     return E.Var(ir)
+
+
+def speculative_store(lw: "StmtLowerer", n: N.Region, path: str) -> None:
+    """A marked store: its value in IEEE f32, checked, again exactly if the check failed, stored once."""
+    store = n.body[0]
+    vp = path + ".region.body[0].value"
+    lw.tmp += 1
+    name = f"vk_spv{lw.tmp}"
+    lw.emit(f"{{  // region {n.generator}: the stored value in IEEE f32, checked", path)
+    lw.depth += 1
+    lw.scopes.append({})
+    lw.helpers.add("vyre_sp_state")
+    lw.emit("vyre_sp_state = 0x7F800000u;", path)
+    lw.spec = Speculation(None, {}, lw.decls)
+    fast, _ = lw.expr(store.value, vp)
+    lw.spec = None
+    lw.emit(f"float {name} = {fast};", path)
+    exact, _ = lw.expr(store.value, vp)
+    lw.emit(f"if (vyre_sp_state == 0u) {{ {name} = {exact}; }}  // a zero or subnormal: exactly", path)
+    ir = f"vk.{name}"  # not an IR identifier: no clash with the program's names
+    lw.var[ir] = name
+    lw.scopes[-1][ir] = F32
+    lw.stmt(N.Store(store.buffer, store.index, E.Var(ir)), path + ".region.body[0]")
+    lw.scopes.pop()
+    lw.depth -= 1
+    lw.emit("}", path)
 
 
 def speculative_region(lw: "StmtLowerer", n: N.Region, path: str) -> None:

@@ -16,7 +16,7 @@ from .base import BOOL, F32, I32, U32, unwrap
 from .exprs import ExprLowerer
 from .names import comment
 from .result import TRAP_CODE_DIVISION, LoweringError
-from .speculate import speculative_region
+from .speculate import speculative_region, speculative_store
 from .spelling import I8, STORAGE_TYPE, U8, VALUE_TYPE, ZERO
 from .vector import VectorPlan, component, vec_type
 
@@ -154,7 +154,8 @@ class StmtLowerer(ExprLowerer):
 
     def region(self, n: N.Region, path: str) -> None:
         if n.generator == SPECULATE and "vyre_sp_state" in self.table and self.spec is None:
-            speculative_region(self, n, path)  # the checked loop, then the exact one if needed
+            # the checked loop (value), then the exact one if needed
+            (speculative_store if isinstance(n.body[0], N.Store) else speculative_region)(self, n, path)
             return
         # vyre's Regions are lexical scopes too (IR-SPEC 6.2): braces plus a comment naming the generator.
         self.block(n.body, path + ".region.body", f"{{  // region {comment(n.generator)}", path)

@@ -11,7 +11,10 @@ critical path; when that is 0 (a zero or subnormal appeared, or a quotient left 
 division's window) the loop runs again with the exact helpers from the values saved before
 it. The loads, and every value not derived from the chain, keep their exact helpers.
 
-The pass itself only wraps each qualifying outermost loop in a ``Region`` named
+A stored value with at least :data:`MIN_STORE_OPS` f32 operations (an elementwise map's: gelu's
+x * (1 + tanh(...)) * 0.5) is computed the same way, then stored once.
+
+The pass itself only wraps each qualifying outermost loop (and each such store) in a ``Region`` named
 :data:`~vyre_vk.ir.chains.SPECULATE` (for the reference a plain scope: the same results);
 the lowering (vyre_vk.lower.speculate) emits the two loops. Exact precision only (the fast
 one's chains are plain already); ``$VYRE_VK_SPECULATE=0`` / ``1`` turns it off / on.
@@ -29,12 +32,14 @@ import os
 from typing import Optional
 
 from ..ir import node as N
-from ..ir.chains import SPECULATE, blocker, carried, chain_vars
+from ..ir.chains import SPECULATE, blocker, carried, chain_vars, store_ops
 from ..ir.program import Program, Region
 from ..ir.walk import node_exprs, rewrite_nodes, walk_nodes
 from .analysis import Facts, replace_entry
 from .protocol import PassBase, PassContext, Rewrite
 
+#: A stored value is speculated from this many f32 operations on (one saves too little for the check).
+MIN_STORE_OPS = 2
 #: Device classes where the pass is off (none: every class measured so far gains).
 OFF_BY_CLASS: frozenset = frozenset()
 
@@ -57,9 +62,16 @@ def speculate(p: Program) -> tuple[Program, str]:
     facts = Facts(p)
     done: list = []
 
+    stores = [0]
+
     def mark(n: N.Node) -> Optional[tuple]:
         if isinstance(n, Region) and n.generator == SPECULATE:
             return (n,)
+        if isinstance(n, N.Store):
+            if store_ops(n, facts.env, facts.bufs) < MIN_STORE_OPS or facts.may_trap(n.value):
+                return None
+            stores[0] += 1
+            return (Region(SPECULATE, None, (n,)),)
         if not isinstance(n, N.Loop):
             return None
         chain = chain_vars(n, facts.env, facts.bufs)
@@ -70,6 +82,8 @@ def speculate(p: Program) -> tuple[Program, str]:
         return (Region(SPECULATE, None, (n,)),)
 
     entry = rewrite_nodes(p.entry, stmt=mark)
+    if stores[0]:
+        done.append(f"{stores[0]} stored value(s)")
     if not done:
         return p, ""
     return replace_entry(p, entry), "; ".join(done) + (
@@ -83,7 +97,7 @@ class SpeculateChains(PassBase):
 
     def applies(self, program: Program, ctx: PassContext) -> bool:
         return speculating(ctx.device_class, ctx.precision) and any(
-            isinstance(n, N.Loop) for n in walk_nodes(program.entry))
+            isinstance(n, (N.Loop, N.Store)) for n in walk_nodes(program.entry))
 
     def run(self, program: Program, ctx: PassContext) -> Rewrite:
         q, why = speculate(program)
