@@ -176,19 +176,19 @@ def test_random_one_workgroup_reductions_bit_identical(case, unroll):
 
 
 def test_chain_loads_are_issued_ahead_by_unroll():
-    """rms_norm at 40 x 256 + 5: the spread chain's loop (``let idx = chunk * 256 + local``, then a
-    guarded fold) is unrolled x16 by the unroll pass with idx inlined into the prefetched loads:
-    blocks of 16 chunks whose 16 loads come first, then the last nine chunks as written."""
-    graph, reports = optimize(get("vyre-libs::nn::rms_norm").build_with(n=40 * 256 + 5),
+    """rms_norm at 80 x 256 + 5: the spread chain's loop (``let idx = chunk * 256 + local``, then a
+    guarded fold) is unrolled x32 (nvidia's factor) by the unroll pass with idx inlined into the
+    prefetched loads: blocks of 32 chunks whose 32 loads come first, then the last 17 as written."""
+    graph, reports = optimize(get("vyre-libs::nn::rms_norm").build_with(n=80 * 256 + 5),
                               ["split_phases", "spread", "unroll"], device_class="nvidia")
-    assert "unrolled x16" in next(r.why for r in reports if r.name == "unroll")
+    assert "unrolled x32" in next(r.why for r in reports if r.name == "unroll")
     chain = graph.stages[0]
     outer = [n for n in chain.entry[0].body[1].then if isinstance(n, N.Loop)]
-    assert [(lp.from_.value, lp.to.value) for lp in outer] == [(0, 2), (32, 41)]
+    assert [(lp.from_.value, lp.to.value) for lp in outer] == [(0, 2), (64, 81)]
     body = outer[0].body
     prefetch = [n for n in body if isinstance(n, N.Let) and isinstance(n.value, E.Load)]
-    assert len(prefetch) == 16 and body.index(prefetch[-1]) < next(k for k, n in enumerate(body) if isinstance(n, N.Block))
-    assert sum(isinstance(n, N.Block) for n in body) == 16
+    assert len(prefetch) == 32 and body.index(prefetch[-1]) < next(k for k, n in enumerate(body) if isinstance(n, N.Block))
+    assert sum(isinstance(n, N.Block) for n in body) == 32
 
 
 # ----------------------------------------------------------------------------- Vulkan

@@ -90,6 +90,7 @@ def test_pipelined_blocks_issue_the_next_blocks_loads_first(vk_device, monkeypat
     from vyre_vk.ops import get
 
     monkeypatch.setenv("VYRE_VK_PIPELINE", "1")
+    monkeypatch.setenv("VYRE_VK_UNROLL", "16")  # the blocks below are 16 chunks (nvidia's factor is 32)
     p = get("vyre-libs::nn::rms_norm").build_with(n=40 * 256 + 5)
     graph, reports = optimize(p, ["split_phases", "spread", "unroll"], device_class="nvidia")
     assert "the next block's loads issued before each block" in next(r.why for r in reports if r.name == "unroll")
