@@ -42,23 +42,28 @@ from .protocol import OptimizerError, PassBase, PassContext, Rewrite
 
 UNROLL = 16
 #: Loads in flight per invocation, per device class: a long serial loop on a GPU is bound by
-#: memory latency, so more copies mean fewer round trips (registers permitting). nvidia 32: with
-#: speculative chains (speculate.py) the folds wait on loads, not arithmetic; H200, ops.py, 16 -> 32:
-#: rms_norm 0.149 -> 0.126 ms, layer_norm 0.168 -> 0.153, linear_relu 0.340 -> 0.275, softmax
-#: 0.209 -> 0.175, mlp_backward 0.799 -> 0.826, the rest within 1%; 64 lost on attention (0.79).
-UNROLL_BY_CLASS = {"nvidia": 32, "default": 16}
+#: memory latency, so more copies mean fewer round trips (registers permitting).
+UNROLL_BY_CLASS = {"nvidia": 16, "default": 16}
+#: The exact precision's factors where they differ. nvidia 32: with speculative chains
+#: (speculate.py) the folds wait on loads, not arithmetic; H200, ops.py, 16 -> 32: rms_norm 0.149 ->
+#: 0.126 ms, layer_norm 0.168 -> 0.153, linear_relu 0.340 -> 0.275, softmax 0.209 -> 0.175,
+#: mlp_backward 0.799 -> 0.826, the rest within 1%; 64 lost on attention (0.53 -> 0.79). The fast
+#: precision keeps 16 (H100: its reduce_variance went 0.083 -> 0.126 ms at 32).
+EXACT_UNROLL_BY_CLASS = {"nvidia": 32}
 MAX_BODY_SIZE = 64      # expression nodes in the loop body (code size: U copies)
 
 
-def unroll_factor(device_class: str) -> int:
-    """The class's factor; ``$VYRE_VK_UNROLL`` overrides it (a tuning knob for measurements).
+def unroll_factor(device_class: str, precision: str = "exact") -> int:
+    """The class's factor in that precision; ``$VYRE_VK_UNROLL`` overrides it (a tuning knob for
+    measurements).
 
     >>> unroll_factor("no such class") == int(os.environ.get("VYRE_VK_UNROLL") or UNROLL_BY_CLASS["default"])
     True
     """
     env = os.environ.get("VYRE_VK_UNROLL")
     if not env:
-        return UNROLL_BY_CLASS.get(device_class, UNROLL_BY_CLASS["default"])
+        exact = EXACT_UNROLL_BY_CLASS.get(device_class) if precision == "exact" else None
+        return exact or UNROLL_BY_CLASS.get(device_class, UNROLL_BY_CLASS["default"])
     try:
         factor = int(env)
     except ValueError:
@@ -100,7 +105,7 @@ _HEAVY = TRANSCENDENTAL_UNOPS | {UnOp.Sqrt, UnOp.InverseSqrt, UnOp.Reciprocal}
 
 def loop_factor(loop: N.Loop, factor: int) -> int:
     """Copies for this loop: `factor` for a body within MAX_BODY_SIZE expression nodes; for a larger
-    body fewer (the copies within MAX_BODY_SIZE * factor nodes; 0 when fewer than 2 fit), unless
+    body fewer (the copies within MAX_BODY_SIZE * min(factor, UNROLL) nodes; 0 when fewer than 2 fit), unless
     it holds an exponential-class op, a division or a square root -- each lowers to a routine of
     ~100 instructions, and copies of those spill: H200 flash_attention's key loop (two exps)
     unrolled x9 ran 5.8x slower (1.54 -> 8.96 ms)."""
@@ -110,7 +115,9 @@ def loop_factor(loop: N.Loop, factor: int) -> int:
     if any((isinstance(x, E.UnOpExpr) and x.op in _HEAVY) or (isinstance(x, E.BinOpExpr) and x.op is E.BinOp.Div)
            for x in node_all_exprs(loop.body)):
         return 0
-    f = (MAX_BODY_SIZE * factor) // size
+    # the code-size budget stays UNROLL bodies' worth whatever the class factor: nvidia's 32 gave
+    # top_k's large body x8 instead of x4 (H100 1.88 -> 2.01 ms)
+    f = (MAX_BODY_SIZE * min(factor, UNROLL)) // size
     return f if f >= 2 else 0
 
 
@@ -334,7 +341,7 @@ class Unroll(PassBase):
         return any(isinstance(n, N.Loop) for n in walk_nodes(program.entry))
 
     def run(self, program: Program, ctx: PassContext) -> Rewrite:
-        q, why = unroll_loads(program, unroll_factor(ctx.device_class), rolling(ctx.precision),
+        q, why = unroll_loads(program, unroll_factor(ctx.device_class, ctx.precision), rolling(ctx.precision),
                               pipelined(ctx.device_class))
         return Rewrite((q,), detail=why)
 
