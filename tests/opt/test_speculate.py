@@ -92,6 +92,15 @@ def test_refuses_loops_whose_rerun_or_chain_is_unsafe():
                                    Node.assign("acc", Expr.add(Expr.var("acc"), Expr.load("x", Expr.var("m"))))]),
                                Node.store("out", Expr.u32(0), Expr.var("acc"))])])
     assert _marked(speculate(ints)[0]) == 0  # integer chains are exact already
+    m, x = Expr.var("acc"), Expr.load("x", Expr.var("m"))
+    online = Program.wrapped(p.buffers, (64, 1, 1), [wrap_anonymous("t::max", [
+        Node.let_bind("acc", Expr.f32(0.0)), Node.let_bind("s", Expr.f32(0.0)),
+        Node.loop_for("m", Expr.u32(0), Expr.u32(8), [
+            Node.let_bind("new", Expr.select(Expr.gt(x, m), x, m)),  # a running max, as flash_attention's
+            Node.assign("s", Expr.add(Expr.var("s"), Expr.sub(m, Expr.var("new")))),
+            Node.assign("acc", Expr.var("new"))]),
+        Node.store("out", Expr.u32(0), Expr.var("s"))])])
+    assert _marked(speculate(online)[0]) == 0  # m - max(m, x) is mostly an exact zero: every run would re-run
 
 
 def test_knob(monkeypatch):
