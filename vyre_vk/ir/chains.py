@@ -23,9 +23,10 @@ Example::
     >>> from vyre_vk.ir.types import DataType
     >>> body = (N.Assign("acc", E.BinOpExpr(E.BinOp.Add, E.Var("acc"), E.Load("x", E.Var("i")))),)
     >>> loop = N.Loop("i", E.LitU32(0), E.LitU32(8), body)
-    >>> sorted(chain_vars(loop, {"acc": DataType.F32}, {}))
+    >>> types = loop_types(loop, {"acc": DataType.F32}, {})
+    >>> sorted(chain_vars(loop, types))
     ['acc']
-    >>> blocker(loop, chain_vars(loop, {"acc": DataType.F32}, {}), {"acc": DataType.F32}, {}) is None
+    >>> blocker(loop, chain_vars(loop, types), types, {}) is None
     True
 """
 from __future__ import annotations
@@ -74,10 +75,10 @@ def carried(loop: N.Loop) -> list[str]:
     return out
 
 
-def chain_vars(loop: N.Loop, env: Mapping[str, Optional[DataType]], bufs: Mapping) -> frozenset[str]:
+def chain_vars(loop: N.Loop, types: Mapping[str, Optional[DataType]]) -> frozenset[str]:
     """The f32 names whose values depend on a carried f32 value's previous iteration: the carried
-    recurrences (``acc = acc + x``, also through lets) and everything computed from them."""
-    types = loop_types(loop, env, bufs)
+    recurrences (``acc = acc + x``, also through lets) and everything computed from them.
+    `types`: :func:`loop_types`."""
     deps: dict[str, set[str]] = {}
     for n in walk_nodes(loop.body):
         if isinstance(n, (N.Let, N.Assign)):
@@ -98,16 +99,20 @@ def chain_vars(loop: N.Loop, env: Mapping[str, Optional[DataType]], bufs: Mappin
     return frozenset(seeds | {v for v, r in reaches.items() if types.get(v) is F32 and r & seeds})
 
 
-def is_chain_op(e: E.Expr, chain: Optional[frozenset], types: Mapping, bufs: Mapping) -> bool:
-    """An f32 add / sub / mul / div with a chain operand (`chain` None: any f32 one, a stored
-    value's) and no literal zero operand (a driver may fold ``x + 0.0``; the exact helpers spell
-    zeros out)."""
+def chain_shape(e: E.Expr, chain: Optional[frozenset]) -> bool:
+    """An add / sub / mul / div with a chain operand (`chain` None: any, a stored value's) and no
+    literal zero operand (a driver may fold ``x + 0.0``; the exact helpers spell zeros out). The
+    operands' type is the caller's to check (the lowering knows it; :func:`is_chain_op` infers it)."""
     if not (isinstance(e, E.BinOpExpr) and e.op in CHAIN_OPS and (chain is None or chain)):
         return False
     if any(isinstance(x, E.LitF32) and x.bits & 0x7FFFFFFF == 0 for x in (e.left, e.right)):
         return False
-    return expr_type(e.left, types, bufs) is F32 and (
-        chain is None or bool((_vars(e.left) | _vars(e.right)) & chain))
+    return chain is None or bool((_vars(e.left) | _vars(e.right)) & chain)
+
+
+def is_chain_op(e: E.Expr, chain: Optional[frozenset], types: Mapping, bufs: Mapping) -> bool:
+    """:func:`chain_shape` on f32 operands."""
+    return chain_shape(e, chain) and expr_type(e.left, types, bufs) is F32
 
 
 def store_ops(n: N.Store, types: Mapping, bufs: Mapping) -> int:
@@ -119,11 +124,10 @@ def store_ops(n: N.Store, types: Mapping, bufs: Mapping) -> int:
     return sum(is_chain_op(x, None, types, bufs) for x in xs)
 
 
-def blocker(loop: N.Loop, chain: frozenset, env: Mapping, bufs: Mapping) -> Optional[str]:
-    """Why the loop may not be speculated (None: it may)."""
+def blocker(loop: N.Loop, chain: frozenset, types: Mapping, bufs: Mapping) -> Optional[str]:
+    """Why the loop may not be speculated (None: it may). `types`: :func:`loop_types`."""
     if not chain:
         return "no f32 value carried from one iteration to the next"
-    types = loop_types(loop, env, bufs)
     ops = 0
     for n in walk_nodes(loop.body):
         if isinstance(n, _EFFECTS):

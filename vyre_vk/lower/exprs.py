@@ -14,7 +14,6 @@ from ..ir.types import DataType
 from .base import BOOL, F32, I32, U32, LowererBase, fill
 from .bytes import byte_len_expr
 from .result import LoweringError
-from .speculate import scope_types
 from .spelling import (BINOP_GLSL, CAST_GLSL, FMA_GLSL, SELECT_GLSL, UNOP_GLSL, VALUE_TYPE, ZERO, f32_literal,
                        i32_literal, u32_literal)
 from .vector import component
@@ -125,7 +124,7 @@ class ExprLowerer(LowererBase):
         a, ta = self.expr(e.left, path + ".left")
         b, _ = self.expr(e.right, path + ".right")
         if self.spec is not None and ta is F32:
-            fn = self.spec.helper(e, scope_types(self), self.table)
+            fn = self.spec.helper(e, self.table)
             if fn is not None:  # a speculative chain's operation (speculate.py)
                 self.helpers.add(fn)
                 return f"{fn}({a}, {b})", F32

@@ -124,11 +124,10 @@ FUSED: dict[str, str] = {
     "vyre_fdiv": """float vyre_fdiv(float a, float b) {
     uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
     bool fast = vyre_fdiv_window(ua, ub);
-    // straight-line (no branch around it). y = RN(1/|b|) depends on b alone, so in a chain that
-    // divides a running value (Welford's delta / n) it is computed off the chain: the driver's
-    // 1/d (within a few ULP), one Newton step (within one ULP), then the nearer of it and its
-    // neighbour by exact residuals. With y correctly rounded, Markstein's correction step makes
-    // q1 the correctly rounded quotient: three dependent operations on the dividend's side.
+    // straight-line (no branch around it). y = RN(1/|b|) (vyre_rcp_rn) depends on b alone, so in a
+    // chain that divides a running value (Welford's delta / n) it is computed off the chain. With y
+    // correctly rounded, Markstein's correction step makes q1 the correctly rounded quotient: three
+    // dependent operations on the dividend's side.
     float x = uintBitsToFloat(ua & 0x7FFFFFFFu), d = uintBitsToFloat(ub & 0x7FFFFFFFu);
     float y = vyre_rcp_rn(d);
     precise float q0 = x * y;

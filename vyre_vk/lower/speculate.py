@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Optional
 
 from ..ir import expr as E
 from ..ir import node as N
-from ..ir.chains import CHAIN_OPS, carried, chain_vars, is_chain_op
+from ..ir.chains import CHAIN_OPS, carried, chain_shape, chain_vars, loop_types
 from ..ir.optable import BinOp
 from ..ir.types import DataType
 from . import bounds
@@ -59,19 +59,15 @@ U32, F32 = DataType.U32, DataType.F32
 
 
 class Speculation:
-    """The chain of the loop being emitted speculatively (the expression layer asks it)."""
+    """The chain being emitted speculatively (the expression layer asks it about each f32 operation)."""
 
-    def __init__(self, loop: Optional[N.Loop], env: dict, bufs: dict):
-        # None: every f32 operation (a stored value's), else the loop's chain variables
-        self.chain = None if loop is None else chain_vars(loop, env, bufs)
-        self.bufs = bufs
+    def __init__(self, chain: Optional[frozenset]):
+        self.chain = chain  # None: every f32 operation (a stored value's), else the loop's chain variables
 
-    def helper(self, e: E.BinOpExpr, types: dict, table: dict) -> str | None:
-        """The speculative helper for `e`, or None (not a chain operation: the exact spelling)."""
+    def helper(self, e: E.BinOpExpr, table: dict) -> Optional[str]:
+        """The speculative helper for `e` (its operands are f32), or None: the exact spelling."""
         name = _HELPER.get(e.op)
-        if name not in table or not is_chain_op(e, self.chain, types, self.bufs):
-            return None
-        return name
+        return name if name in table and chain_shape(e, self.chain) else None
 
 
 def scope_types(lw: "StmtLowerer") -> dict:
@@ -82,15 +78,22 @@ def scope_types(lw: "StmtLowerer") -> dict:
     return out
 
 
+def _declare(lw: "StmtLowerer", name: str, t: DataType) -> E.Var:
+    """The GLSL variable `name` as an IR variable of type `t` in the current scope (its IR name is
+    not an IR identifier: no clash with the program's names)."""
+    ir = f"vk.{name}"
+    lw.var[ir] = name
+    lw.scopes[-1][ir] = t
+    return E.Var(ir)
+
+
 def _bound_var(lw: "StmtLowerer", name: str, code: str, interval, path: str) -> E.Var:
     """A u32 evaluated once into a GLSL temporary, usable as an IR variable (with its range)."""
-    ir = f"vk.{name}"  # not an IR identifier: no clash with the program's names
-    lw.var[ir] = name
-    lw.scopes[-1][ir] = U32
+    v = _declare(lw, name, U32)
     if interval is not None:
-        lw.iv[-1][bounds.var_key(ir)] = interval
+        lw.iv[-1][bounds.var_key(v.name)] = interval
     lw.emit(f"uint {name} = {code};", path)
-    return E.Var(ir)
+    return v
 
 
 def speculative_store(lw: "StmtLowerer", n: N.Region, path: str) -> None:
@@ -104,16 +107,13 @@ def speculative_store(lw: "StmtLowerer", n: N.Region, path: str) -> None:
     lw.scopes.append({})
     lw.helpers.add("vyre_sp_state")
     lw.emit("vyre_sp_state = 0x7F800000u;", path)
-    lw.spec = Speculation(None, {}, lw.decls)
+    lw.spec = Speculation(None)
     fast, _ = lw.expr(store.value, vp)
     lw.spec = None
     lw.emit(f"float {name} = {fast};", path)
     exact, _ = lw.expr(store.value, vp)
     lw.emit(f"if (vyre_sp_state == 0u) {{ {name} = {exact}; }}  // a zero or subnormal: exactly", path)
-    ir = f"vk.{name}"  # not an IR identifier: no clash with the program's names
-    lw.var[ir] = name
-    lw.scopes[-1][ir] = F32
-    lw.stmt(N.Store(store.buffer, store.index, E.Var(ir)), path + ".region.body[0]")
+    lw.stmt(N.Store(store.buffer, store.index, _declare(lw, name, F32)), path + ".region.body[0]")
     lw.scopes.pop()
     lw.depth -= 1
     lw.emit("}", path)
@@ -126,9 +126,10 @@ def speculative_region(lw: "StmtLowerer", n: N.Region, path: str) -> None:
     loop = n.body[0]
     bp = path + ".region.body"
     env = scope_types(lw)
-    spec = Speculation(loop, env, lw.decls)
+    spec = Speculation(chain_vars(loop, loop_types(loop, env, lw.decls)))
     keep = [v for v in carried(loop) if v in env]
-    chain = ", ".join(lw.var[v] for v in keep if v in spec.chain)  # GLSL names: safe in a comment
+    f32 = [v for v in keep if v in spec.chain]  # canonicalised after a kept checked run
+    chain = ", ".join(lw.var[v] for v in f32)  # GLSL names: safe in a comment
     lw.emit(f"{{  // region {n.generator}: chain {chain} in IEEE f32, checked", path)
     lw.depth += 1
     lw.scopes.append({})
@@ -155,7 +156,6 @@ def speculative_region(lw: "StmtLowerer", n: N.Region, path: str) -> None:
         lw.emit(f"{lw.var[v]} = {s};", path)
     lw.stmt(N.Loop(loop.var, lo, hi, loop.body), bp + "[0]")
     lw.depth -= 1
-    f32 = [v for v in keep if v in spec.chain]
     if f32:
         lw.helpers.add("vyre_canon")
         lw.emit("} else {", path)

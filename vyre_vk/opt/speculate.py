@@ -32,7 +32,7 @@ import os
 from typing import Optional
 
 from ..ir import node as N
-from ..ir.chains import SPECULATE, blocker, carried, chain_vars, store_ops
+from ..ir.chains import SPECULATE, blocker, carried, chain_vars, loop_types, store_ops
 from ..ir.program import Program, Region
 from ..ir.walk import node_exprs, rewrite_nodes, walk_nodes
 from .analysis import Facts, replace_entry
@@ -61,7 +61,6 @@ def speculate(p: Program) -> tuple[Program, str]:
     trap) in a SPECULATE region; (program, the loops and their chains)."""
     facts = Facts(p)
     done: list = []
-
     stores = [0]
 
     def mark(n: N.Node) -> Optional[tuple]:
@@ -74,8 +73,9 @@ def speculate(p: Program) -> tuple[Program, str]:
             return (Region(SPECULATE, None, (n,)),)
         if not isinstance(n, N.Loop):
             return None
-        chain = chain_vars(n, facts.env, facts.bufs)
-        if blocker(n, chain, facts.env, facts.bufs) is not None or any(
+        types = loop_types(n, facts.env, facts.bufs)
+        chain = chain_vars(n, types)
+        if blocker(n, chain, types, facts.bufs) is not None or any(
                 facts.may_trap(e) for m in walk_nodes(n.body) for e in node_exprs(m)):
             return None  # an inner loop may still qualify
         done.append(f"loop {n.var}: chain {', '.join(v for v in carried(n) if v in chain)}")

@@ -371,25 +371,14 @@ class Kernel:
             if out is not None:
                 return self._ranges(out)
         self.device.check_usable()  # before the lock: a forked child must not wait on the parent's
-        if repeat is None or not repeat[0](inputs):
-            repeat = None
-            arrays, grids = self._prepare(inputs, grid)
-            if self._nothing_bound:  # nothing observable (vyre's reference returns {}); kp cannot bind nothing
-                return {}
+        arrays, grids = self._prepare(inputs, grid)
+        if self._nothing_bound:  # nothing observable (vyre's reference returns {}); kp cannot bind nothing
+            return {}
         with self.device.lock, self._lock:
             self.device.manager  # raises if the device was closed: its tensors are gone
-            if repeat is not None and self._plans.get(repeat[1].key) is repeat[1]:
-                plan, arrays = repeat[1], inputs
-            else:
-                if repeat is not None:  # its plan was dropped since: bind from scratch
-                    arrays, grids = self._prepare(inputs, grid)
-                plan = self._plan(arrays, grids)
-                self._repeat = self._repeat_check(inputs, arrays, plan) if grid is None else None
-            self._write_staging(plan, arrays)
-            plan.sequence.eval()
-            self._check_traps(plan)
-            out = {n: view.copy() for n, view in plan.results.items()}
-            self.stats.runs += 1
+            plan = self._plan(arrays, grids)
+            self._repeat = self._repeat_check(inputs, arrays, plan) if grid is None else None
+            out = self._execute(plan, arrays)
         return self._ranges(out)
 
     def _rerun(self, inputs: dict, plan: _Plan) -> Optional[dict]:
@@ -402,12 +391,15 @@ class Kernel:
         with dev.lock, self._lock:
             if dev._closed or self._plans.get(plan.key) is not plan:
                 return None
-            self._write_staging(plan, inputs)
-            plan.sequence.eval()
-            self._check_traps(plan)
-            out = {n: view.copy() for n, view in plan.results.items()}
-            self.stats.runs += 1
-        return out
+            return self._execute(plan, inputs)
+
+    def _execute(self, plan: _Plan, arrays: dict) -> dict:
+        """One run of a plan (locks held): inputs in, sequence replayed, traps raised, results copied."""
+        self._write_staging(plan, arrays)
+        plan.sequence.eval()
+        self._check_traps(plan)
+        self.stats.runs += 1
+        return {n: view.copy() for n, view in plan.results.items()}
 
     def _ranges(self, out: dict) -> dict:
         for b in self._ranged:  # with_output_byte_range: only that slice, as the reference returns
