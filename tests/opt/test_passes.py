@@ -565,6 +565,34 @@ def test_unroll_rules():
     assert unroll_loads(p)[0] == p
 
 
+def test_unroll_loads_in_flight_budget():
+    """With a budget of loads in flight, a light loop gets budget / (its loads) copies when that is
+    more than the factor; a heavy body (a division) or a short loop keeps the factor; same bits."""
+    from vyre_vk.opt.unroll import unroll_loads
+    i, m, acc = Expr.var("i"), Expr.var("m"), Expr.var("acc")
+    bufs = [BufferDecl.read("a", 0, F32).with_count(80), BufferDecl.output("out", 1, F32).with_count(8)]
+
+    def red(n, value):
+        return _prog([Node.let_bind("i", Expr.gid_x()), Node.if_then(Expr.lt(i, Expr.u32(8)), [
+            Node.let_bind("acc", Expr.f32(0.0)), Node.loop_for("m", Expr.u32(1), Expr.u32(1 + n), [
+                Node.assign("acc", value)]), Node.store("out", i, acc)])], bufs)
+
+    a = {"a": np.random.default_rng(3).standard_normal(80).astype(np.float32)}
+    one = red(70, Expr.add(acc, Expr.load("a", Expr.add(m, i))))
+    two = red(70, Expr.add(acc, Expr.mul(Expr.load("a", m), Expr.load("a", Expr.add(m, i)))))
+    heavy = red(70, Expr.add(acc, Expr.div(Expr.load("a", Expr.add(m, i)), Expr.f32(3.0))))
+    for p, budget, copies in ((one, 32, 32), (two, 32, 16), (two, 8, 4), (heavy, 32, 4), (one, 0, 4)):
+        q, why = unroll_loads(p, 4, inflight=budget)
+        blocks = [n for n in walk_nodes(q.entry) if isinstance(n, N.Loop)][0]
+        prefetched = [n for n in blocks.body if isinstance(n, N.Let) and isinstance(n.value, E.Load)]
+        per = 1 if p is one else 2 if p is two else 1
+        assert len(prefetched) == copies * per, (budget, why)
+        assert (f"x{copies}: {per} load(s) per iteration" in why) == (copies > 4)
+        same(reference.run(p, a), reference.run(q, a))
+    # 70 iterations are too few for 64 copies (two blocks at least): the factor stays
+    assert "per iteration" not in unroll_loads(one, 4, inflight=64)[1]
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(programs(allow_traps=True))
 def test_pure_subtrees_agrees_with_is_pure(program):

@@ -3,6 +3,10 @@ benchmark of record: tools/bench/ops.py is that).
 
     python3 tools/bench/stage_times.py "nn::attention@seq_len=1024,head_dim=64" "nn::softmax@n=1048576"
     python3 tools/bench/stage_times.py --precision fast "nn::softmax@n=1048576"
+    python3 tools/bench/stage_times.py --warm-s 2 "nn::softmax@n=1048576"
+
+`--warm-s S` (default 1) profiles each op for S seconds before measuring it: a fresh process
+starts at idle clocks (345 MHz on an H200), which made the first op's stages look slow.
 
 Each argument is an op id after ``vyre-libs::``, then ``@`` and integer builder overrides. Inputs
 are standard-normal f32 and small u32; times are medians of 5 profiles (timestamp queries around
@@ -11,6 +15,7 @@ every dispatch and barrier, ``Kernel.profile(per_op=...)``).
 from __future__ import annotations
 
 import sys
+import time
 from typing import Optional
 
 import numpy as np
@@ -29,8 +34,13 @@ def main(argv: Optional[list[str]] = None, repeats: int = 5) -> list[dict]:
 
     args = list(sys.argv[1:] if argv is None else argv)
     precision = "exact"
-    if args[:1] == ["--precision"]:
-        precision, args = args[1], args[2:]
+    warm_s = 1.0
+    while args[:1] in (["--precision"], ["--warm-s"]):
+        if args[0] == "--precision":
+            precision = args[1]
+        else:
+            warm_s = float(args[1])
+        args = args[2:]
     rows = []
     rng = np.random.default_rng(0)
     with Device() as dev:
@@ -41,7 +51,10 @@ def main(argv: Optional[list[str]] = None, repeats: int = 5) -> list[dict]:
                             else rng.integers(0, 1000, b.count).astype(b.element.numpy))
                    for b in p.buffers if b.is_input}
             k = dev.compile(p, precision=precision)
-            k.profile(ins, repeats=2)  # first runs: pipeline creation, clocks
+            k.profile(ins, repeats=2)  # first runs: pipeline creation
+            start = time.perf_counter()
+            while time.perf_counter() - start < warm_s:  # clocks up before the timed profiles
+                k.profile(ins, repeats=5)
             per: list = []
             gpu, _ = k.profile(ins, repeats=repeats, per_op=per)
             med = np.median(np.array(per), axis=0)
