@@ -49,6 +49,7 @@ from .reassociate import REASSOCIATE
 from .speculate import SPECULATE_CHAINS
 from .unroll import UNROLL_LOADS
 from .coalesce import COALESCE
+from .keychain import KEYCHAIN
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ class ProgramGraph:
 
 
 #: Every pass, in the order optimize() runs them (see protocol.py for their shape).
-PASS_ORDER: tuple[Pass, ...] = (CONSTANT_FOLD, DCE, SINGLE_INVOCATION, SPLIT_PHASES, SPREAD, TABULATE, SPLIT_INVOCATIONS, GUARD_IDLE, PRIVATIZE, COALESCE, CSE, LICM, HOIST_INVARIANT, FISSION, SPLIT_CHAINS, REASSOCIATE, UNROLL_LOADS, SPECULATE_CHAINS, WORKGROUP_SIZE,
+PASS_ORDER: tuple[Pass, ...] = (CONSTANT_FOLD, DCE, SINGLE_INVOCATION, SPLIT_PHASES, SPREAD, TABULATE, SPLIT_INVOCATIONS, KEYCHAIN, GUARD_IDLE, PRIVATIZE, COALESCE, CSE, LICM, HOIST_INVARIANT, FISSION, SPLIT_CHAINS, REASSOCIATE, UNROLL_LOADS, SPECULATE_CHAINS, WORKGROUP_SIZE,
                                 COARSEN)
 PASS_NAMES: tuple[str, ...] = tuple(p.name for p in PASS_ORDER)
 PASSES: dict[str, Pass] = {p.name: p for p in PASS_ORDER}

@@ -1,0 +1,251 @@
+"""Key chains: the part of a loop that all invocations of a key compute identically -- carried
+values included -- runs once per key in a pre-pass, which leaves the values the rest of the loop
+reads in per-(key, iteration) tables.
+
+flash_attention, after split_invocations, runs one invocation per (query, output column t):
+``for j { m' = max(m, s_j); rescale = exp(m - m'); p = exp(s_j - m'); l = rescale*l + p;
+o_t = rescale*o_t + p*v[j, t]; m = m'; l = l' }``. Only ``o_t`` depends on t; the running max, the
+two exponentials and the running sum depend on the query alone, yet each of the 64 invocations
+of a query computes them (H100: 0.94 ms of flash_attention's 1.23). tabulate.py cannot take them:
+they are carried from one iteration to the next. Here a pre-pass with one invocation per key runs
+the loop's key statements, in the program's order, and stores ``rescale`` and ``p`` of every
+iteration and the final ``l``; the main loop loads them. Same operations on the same values in the
+same order for every value: the same bits.
+
+A loop qualifies (in a stage whose body is key lets, one ``if`` on the key, the loop in its then
+branch) when, with ``key = g // c`` (``c >= 2``, ``g`` the invocation id):
+* its top-level ``let``\\s and ``assign``\\s of key-only values, and the carried variables they
+  assign (declared before the loop with a key-only value, assigned only there), are the key part;
+  key-only: literals, the key's lets, the loop variable, key values, loads of buffers the stage
+  never writes, nothing that may trap;
+* the rest reads no carried key variable (only key ``let`` values, which get tables), assigns
+  none, and the key part holds an exponential-class op, a square root or a division (worth a
+  kernel); the ``if`` bounds the key by a literal, and a table has at most MAX_TABLE elements.
+
+Example::
+
+    >>> from vyre_vk.ops import get
+    >>> from vyre_vk.opt import optimize
+    >>> graph, reports = optimize(get("vyre-libs::nn::flash_attention").build_with(seq_len=40, head_dim=12))
+    >>> sorted(b.name.split("_", 3)[-1] for b in graph.scratch if b.name.startswith("opt_kc_"))
+    ['flash_l', 'flash_prob', 'flash_rescale']
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+from ..ir import expr as E
+from ..ir import node as N
+from ..ir.grid import has_workgroup_or_atomic
+from ..ir.optable import TRANSCENDENTAL_UNOPS, BinOp, UnOp
+from ..ir.program import BufferDecl, Program, Region
+from ..ir.types import BufferAccess, DataType
+from ..ir.walk import node_all_exprs, walk_expr, walk_nodes
+from .analysis import INVOCATION_EXPRS, OPAQUE_EXPRS, Facts, NameSource, all_names, assigned_vars, read_vars
+from .protocol import PassBase, PassContext, Rewrite
+
+KEYCHAIN_GENERATOR = "vyre_vk.opt.keychain"
+MAX_TABLE = 1 << 24
+PRE_LOCAL_SIZE = 64
+_TYPES = (DataType.F32, DataType.U32, DataType.I32)
+_HEAVY = TRANSCENDENTAL_UNOPS | {UnOp.Sqrt, UnOp.InverseSqrt}
+
+
+@dataclasses.dataclass(frozen=True)
+class KeyChain:
+    prepass: Program
+    main: Program
+    scratch: tuple
+    loop_var: str
+    c: int
+    keys: int
+    carried: tuple
+    tables: tuple
+
+
+class _Keys:
+    """The stage's key and which names are key-only."""
+
+    def __init__(self, p: Program, root: Region) -> None:
+        self.facts = Facts(p)
+        self.assigned = assigned_vars(root.body)
+        gids = set()
+        self.key = self.c = None
+        self.names: set = set()
+        self.copies: set = set()  # the key and plain copies of it (``let row = key``)
+        for n in root.body:
+            if not isinstance(n, N.Let) or n.name in self.assigned:
+                continue
+            v = n.value
+            if v == E.InvocationId(0):
+                gids.add(n.name)
+            elif (self.key is None and isinstance(v, E.BinOpExpr) and v.op is BinOp.Div and isinstance(v.right, E.LitU32)
+                  and v.right.value >= 2 and (v.left == E.InvocationId(0) or v.left in [E.Var(g) for g in gids])):
+                self.key, self.c = n.name, v.right.value
+                self.names.add(n.name)
+            elif self.key is not None and self.only(v, self.names):
+                self.names.add(n.name)
+                if v == E.Var(self.key):
+                    self.copies.add(n.name)
+        if self.key is not None:
+            self.copies.add(self.key)
+
+    def only(self, e: E.Expr, names: set) -> bool:
+        if self.facts.may_trap(e):
+            return False
+        for x in walk_expr(e):
+            if isinstance(x, INVOCATION_EXPRS + OPAQUE_EXPRS) or isinstance(x, E.BufLen):
+                return False
+            if isinstance(x, E.Var) and x.name not in names:
+                return False
+            if isinstance(x, E.Load) and (x.buffer in self.facts.written or x.buffer in self.facts.workgroup_bufs):
+                return False
+        return True
+
+    def bound(self, cond: E.Expr) -> Optional[int]:
+        """N when `cond` is ``x < N`` (an ``and`` of such) with x a plain copy of the key."""
+        if isinstance(cond, E.BinOpExpr) and cond.op is BinOp.And:
+            a, b = self.bound(cond.left), self.bound(cond.right)
+            return min(x for x in (a, b) if x is not None) if (a or b) else None
+        if (isinstance(cond, E.BinOpExpr) and cond.op is BinOp.Lt and isinstance(cond.right, E.LitU32)
+                and isinstance(cond.left, E.Var) and cond.left.name in self.copies):
+            return cond.right.value
+        return None
+
+
+def _key_lets(keys: _Keys, before: list) -> list:
+    """The lets before the loop whose values are key-only (in order: one may read another)."""
+    names, out = set(keys.names), []
+    for n in before:
+        if keys.only(n.value, names):
+            out.append(n)
+            names.add(n.name)
+    return out
+
+
+def _split(keys: _Keys, before: list, loop: N.Loop) -> Optional[tuple]:
+    """(carried, key statements, lane statements) of `loop`, or None."""
+    inits = {n.name for n in _key_lets(keys, before)}
+    nested = assigned_vars([s for s in loop.body if not isinstance(s, N.Assign)])
+    carried = {s.name for s in loop.body if isinstance(s, N.Assign)} & inits - nested
+    while True:
+        names = keys.names | inits | {loop.var}
+        key_stmts, lane, ok = [], [], True
+        for s in loop.body:
+            if isinstance(s, N.Let) and keys.only(s.value, names):
+                key_stmts.append(s)
+                names = names | {s.name}
+            elif isinstance(s, N.Assign) and s.name in carried:
+                if not keys.only(s.value, names):
+                    carried.discard(s.name)
+                    ok = False
+                    break
+                key_stmts.append(s)
+            else:
+                lane.append(s)
+        if ok:
+            break
+    touched = read_vars(lane) | assigned_vars(lane)
+    if not carried or touched & carried or not any(
+            (isinstance(x, E.UnOpExpr) and x.op in _HEAVY) or (isinstance(x, E.BinOpExpr) and x.op is BinOp.Div)
+            for x in node_all_exprs(key_stmts)):
+        return None
+    return carried, key_stmts, lane
+
+
+def keychain(p: Program, local_size: int = PRE_LOCAL_SIZE) -> Optional[KeyChain]:
+    """The pre-pass and the main stage for the first qualifying loop, or None."""
+    if has_workgroup_or_atomic(p) or len(p.entry) != 1 or not isinstance(p.entry[0], Region):
+        return None
+    root = p.entry[0]
+    keys = _Keys(p, root)
+    ifs = [n for n in root.body if isinstance(n, N.If)]
+    if keys.key is None or len(ifs) != 1 or ifs[0].otherwise or not keys.only(ifs[0].cond, keys.names):
+        return None
+    guard = ifs[0]
+    nkeys = keys.bound(guard.cond)
+    loops = [k for k, n in enumerate(guard.then) if isinstance(n, N.Loop)]
+    if nkeys is None or len(loops) != 1:
+        return None
+    at = loops[0]
+    loop, before, after = guard.then[at], list(guard.then[:at]), list(guard.then[at + 1:])
+    if not (isinstance(loop.from_, E.LitU32) and isinstance(loop.to, E.LitU32)) or loop.to.value <= loop.from_.value:
+        return None
+    if not all(isinstance(n, N.Let) for n in before):
+        return None
+    split = _split(keys, before, loop)
+    if split is None:
+        return None
+    carried, key_stmts, lane = split
+    facts = keys.facts
+    key_lets = {s.name for s in key_stmts if isinstance(s, N.Let)}
+    exported = [s.name for s in key_stmts if isinstance(s, N.Let) and s.name in read_vars(lane)]
+    finals = [x for x in sorted(carried) if x in read_vars(after)]
+    trips = loop.to.value - loop.from_.value
+    if (nkeys * trips > MAX_TABLE or any(facts.env.get(v) not in _TYPES for v in exported + finals)
+            or key_lets & assigned_vars(lane)):
+        return None
+    fresh = NameSource(all_names(p), "opt_kc_")
+    kvar = E.Var(keys.key)
+    j = E.BinOpExpr(BinOp.Sub, E.Var(loop.var), E.LitU32(loop.from_.value)) if loop.from_.value else E.Var(loop.var)
+    slot = E.BinOpExpr(BinOp.Add, E.BinOpExpr(BinOp.Mul, kvar, E.LitU32(trips)), j)
+    tables = [(fresh(f"{v}_"), v, nkeys * trips) for v in exported] + [(fresh(f"{x}_"), x, nkeys) for x in finals]
+    # ---- the pre-pass: one invocation per key, the key statements in their order
+    top = [n for n in root.body if isinstance(n, N.Let) and n.name in keys.names and n.name != keys.key]
+    pre_before = _key_lets(keys, before)
+    # The grid covers the largest table (keys x trips invocations): invocation key * trips runs key's
+    # chain, so the serial chains sit one per warp across the chip rather than packed into a few
+    # workgroups at the start of the grid (the rest return at once).
+    g = fresh("g")
+    chain = N.If(guard.cond, (
+        *pre_before,
+        N.Loop(loop.var, loop.from_, loop.to, tuple(key_stmts) + tuple(
+            N.Store(t, slot, E.Var(v)) for t, v, _ in tables[:len(exported)])),
+        *(N.Store(t, kvar, E.Var(x)) for t, x, _ in tables[len(exported):])), ())
+    body = (N.Let(g, E.InvocationId(0)),
+            N.If(E.BinOpExpr(BinOp.Eq, E.BinOpExpr(BinOp.Mod, E.Var(g), E.LitU32(trips)), E.LitU32(0)),
+                 (N.Let(keys.key, E.BinOpExpr(BinOp.Div, E.Var(g), E.LitU32(trips))), *top, chain), ()))
+    pre_body = Region(KEYCHAIN_GENERATOR, None, body)
+    used = {x.buffer for x in node_all_exprs([pre_body]) if isinstance(x, E.Load)}
+    pre_bufs = [dataclasses.replace(b, binding=k, access=BufferAccess.ReadOnly, is_output=False,
+                                    pipeline_live_out=False, output_byte_range=None)
+                for k, b in enumerate(b for b in p.buffers if b.name in used)]
+    pre_bufs += [BufferDecl(t, len(pre_bufs) + k, BufferAccess.ReadWrite, facts.env[v], n, pipeline_live_out=True)
+                 for k, (t, v, n) in enumerate(tables)]
+    prepass = Program(tuple(pre_bufs), (local_size, 1, 1), (pre_body,), p.entry_op_id)
+    # ---- the main stage: the lane statements, the key values loaded
+    nxt = max((b.binding for b in p.buffers if not b.is_workgroup), default=-1) + 1
+    scratch = tuple(BufferDecl(t, nxt + k, BufferAccess.ReadOnly, facts.env[v], n) for k, (t, v, n) in enumerate(tables))
+    loads = tuple(N.Let(v, E.Load(t, slot)) for t, v, _ in tables[:len(exported)])
+    new_loop = N.Loop(loop.var, loop.from_, loop.to, loads + tuple(lane))
+    fins = tuple(N.Assign(x, E.Load(t, kvar)) for t, x, _ in tables[len(exported):])
+    then = tuple(before) + (new_loop,) + fins + tuple(after)
+    new_root = dataclasses.replace(root, body=tuple(dataclasses.replace(guard, then=then) if n is guard else n
+                                                    for n in root.body))
+    main = dataclasses.replace(p, buffers=tuple(p.buffers) + scratch, entry=(new_root,))
+    return KeyChain(prepass, main, scratch, loop.var, keys.c, nkeys, tuple(sorted(carried)), tuple(exported + finals))
+
+
+class KeyChainPass(PassBase):
+    """Key chains into a pre-pass (module docstring); dce then drops what the main stage no longer reads."""
+    name, kind, max_stages = "keychain", "split", 12
+    tidy = ("dce",)
+
+    def applies(self, program: Program, ctx: PassContext) -> bool:
+        return any(isinstance(n, N.Loop) for n in walk_nodes(program.entry))
+
+    def run(self, program: Program, ctx: PassContext) -> Optional[Rewrite]:
+        k = keychain(program)
+        return None if k is None else Rewrite((k.prepass, k.main), k.scratch, detail=k)
+
+    def explain(self, rewrite: Rewrite) -> str:
+        k: KeyChain = rewrite.detail
+        return (f"loop {k.loop_var}: carried {', '.join(k.carried)} and the values computed with them depend on "
+                f"the invocation only through id // {k.c}: run once per key ({k.keys} keys) by a pre-pass, which "
+                f"stores {', '.join(k.tables)} per (key, iteration) or per key for the loop to load")
+
+
+KEYCHAIN = KeyChainPass()
+
+__all__ = ["keychain", "KeyChain", "KEYCHAIN_GENERATOR", "KEYCHAIN"]
