@@ -36,8 +36,8 @@ def test_attention_family_tabulated_bit_identical(op, kw, specials):
     graph, reports = _check(p, _inputs(p, np.random.default_rng(len(op)), specials=specials), True)
     why = next(r.why for r in reports if r.name == "tabulate")
     assert "computed once per" in why and len(graph.stages) >= 2, reports
-    # tables, and coalesce's column-major copies of k (the score loop walks its rows)
-    assert all(b.name.startswith(("opt_tab", "opt_co_")) for b in graph.scratch if b.name != "attention_scratch")
+    # tables, coalesce's column-major copies of k (the score loop walks its rows), keychain's tables
+    assert all(b.name.startswith(("opt_tab", "opt_co_", "opt_kc_")) for b in graph.scratch if b.name != "attention_scratch")
     assert len({b.name for b in graph.scratch}) == len(graph.scratch)
 
 

@@ -43,9 +43,9 @@ from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess, DataType
 from ..ir.walk import node_all_exprs, walk_expr, walk_nodes
 from .analysis import INVOCATION_EXPRS, OPAQUE_EXPRS, Facts, NameSource, all_names, assigned_vars, read_vars
+from .distribute import KEYCHAIN_GENERATOR, Chain, distribute
 from .protocol import PassBase, PassContext, Rewrite
 
-KEYCHAIN_GENERATOR = "vyre_vk.opt.keychain"
 MAX_TABLE = 1 << 24
 PRE_LOCAL_SIZE = 64
 _TYPES = (DataType.F32, DataType.U32, DataType.I32)
@@ -54,7 +54,7 @@ _HEAVY = TRANSCENDENTAL_UNOPS | {UnOp.Sqrt, UnOp.InverseSqrt}
 
 @dataclasses.dataclass(frozen=True)
 class KeyChain:
-    prepass: Program
+    prepasses: tuple
     main: Program
     scratch: tuple
     loop_var: str
@@ -62,6 +62,7 @@ class KeyChain:
     keys: int
     carried: tuple
     tables: tuple
+    kernels: int
 
 
 class _Keys:
@@ -186,45 +187,37 @@ def keychain(p: Program, local_size: int = PRE_LOCAL_SIZE) -> Optional[KeyChain]
     if (nkeys * trips > MAX_TABLE or any(facts.env.get(v) not in _TYPES for v in exported + finals)
             or key_lets & assigned_vars(lane)):
         return None
+    kinds = [isinstance(x, N.Assign) for x in key_stmts]
+    if kinds != sorted(kinds):  # the key part assigns its carried values after all its lets
+        return None
     fresh = NameSource(all_names(p), "opt_kc_")
+    top = [n for n in root.body if isinstance(n, N.Let) and n.name in keys.names and n.name != keys.key]
+    ch = Chain(p, keys.key, top, guard.cond, _key_lets(keys, before), loop.var, loop.from_.value, trips, nkeys,
+               [x for x in key_stmts if isinstance(x, N.Let)], {x.name: x.value for x in key_stmts
+                                                                if isinstance(x, N.Assign)},
+               exported, finals, facts.env, fresh)
+    got = distribute(ch)
+    if got is None:
+        return None
+    stages, table, decl = got
     kvar = E.Var(keys.key)
     j = E.BinOpExpr(BinOp.Sub, E.Var(loop.var), E.LitU32(loop.from_.value)) if loop.from_.value else E.Var(loop.var)
     slot = E.BinOpExpr(BinOp.Add, E.BinOpExpr(BinOp.Mul, kvar, E.LitU32(trips)), j)
-    tables = [(fresh(f"{v}_"), v, nkeys * trips) for v in exported] + [(fresh(f"{x}_"), x, nkeys) for x in finals]
-    # ---- the pre-pass: one invocation per key, the key statements in their order
-    top = [n for n in root.body if isinstance(n, N.Let) and n.name in keys.names and n.name != keys.key]
-    pre_before = _key_lets(keys, before)
-    # The grid covers the largest table (keys x trips invocations): invocation key * trips runs key's
-    # chain, so the serial chains sit one per warp across the chip rather than packed into a few
-    # workgroups at the start of the grid (the rest return at once).
-    g = fresh("g")
-    chain = N.If(guard.cond, (
-        *pre_before,
-        N.Loop(loop.var, loop.from_, loop.to, tuple(key_stmts) + tuple(
-            N.Store(t, slot, E.Var(v)) for t, v, _ in tables[:len(exported)])),
-        *(N.Store(t, kvar, E.Var(x)) for t, x, _ in tables[len(exported):])), ())
-    body = (N.Let(g, E.InvocationId(0)),
-            N.If(E.BinOpExpr(BinOp.Eq, E.BinOpExpr(BinOp.Mod, E.Var(g), E.LitU32(trips)), E.LitU32(0)),
-                 (N.Let(keys.key, E.BinOpExpr(BinOp.Div, E.Var(g), E.LitU32(trips))), *top, chain), ()))
-    pre_body = Region(KEYCHAIN_GENERATOR, None, body)
-    used = {x.buffer for x in node_all_exprs([pre_body]) if isinstance(x, E.Load)}
-    pre_bufs = [dataclasses.replace(b, binding=k, access=BufferAccess.ReadOnly, is_output=False,
-                                    pipeline_live_out=False, output_byte_range=None)
-                for k, b in enumerate(b for b in p.buffers if b.name in used)]
-    pre_bufs += [BufferDecl(t, len(pre_bufs) + k, BufferAccess.ReadWrite, facts.env[v], n, pipeline_live_out=True)
-                 for k, (t, v, n) in enumerate(tables)]
-    prepass = Program(tuple(pre_bufs), (local_size, 1, 1), (pre_body,), p.entry_op_id)
     # ---- the main stage: the lane statements, the key values loaded
     nxt = max((b.binding for b in p.buffers if not b.is_workgroup), default=-1) + 1
-    scratch = tuple(BufferDecl(t, nxt + k, BufferAccess.ReadOnly, facts.env[v], n) for k, (t, v, n) in enumerate(tables))
-    loads = tuple(N.Let(v, E.Load(t, slot)) for t, v, _ in tables[:len(exported)])
+    scratch = tuple(BufferDecl(t, nxt + k, BufferAccess.ReadOnly, *decl[t]) for k, t in enumerate(sorted(decl)))
+    used = {table[v] for v in exported + finals}
+    loads = tuple(N.Let(v, E.Load(table[v], slot)) for v in exported)
     new_loop = N.Loop(loop.var, loop.from_, loop.to, loads + tuple(lane))
-    fins = tuple(N.Assign(x, E.Load(t, kvar)) for t, x, _ in tables[len(exported):])
+    fins = tuple(N.Assign(x, E.Load(table[x], kvar)) for x in finals)
     then = tuple(before) + (new_loop,) + fins + tuple(after)
     new_root = dataclasses.replace(root, body=tuple(dataclasses.replace(guard, then=then) if n is guard else n
                                                     for n in root.body))
-    main = dataclasses.replace(p, buffers=tuple(p.buffers) + scratch, entry=(new_root,))
-    return KeyChain(prepass, main, scratch, loop.var, keys.c, nkeys, tuple(sorted(carried)), tuple(exported + finals))
+    # marked as a key chain's too, so unroll inlines its index lets and issues its table loads ahead
+    main = dataclasses.replace(p, buffers=tuple(p.buffers) + tuple(b for b in scratch if b.name in used),
+                               entry=(Region(KEYCHAIN_GENERATOR, None, (new_root,)),))
+    return KeyChain(tuple(stages), main, scratch, loop.var, keys.c, nkeys, tuple(sorted(carried)), tuple(exported + finals),
+                    len(stages))
 
 
 class KeyChainPass(PassBase):
@@ -237,13 +230,14 @@ class KeyChainPass(PassBase):
 
     def run(self, program: Program, ctx: PassContext) -> Optional[Rewrite]:
         k = keychain(program)
-        return None if k is None else Rewrite((k.prepass, k.main), k.scratch, detail=k)
+        return None if k is None else Rewrite(k.prepasses + (k.main,), k.scratch, detail=k)
 
     def explain(self, rewrite: Rewrite) -> str:
         k: KeyChain = rewrite.detail
         return (f"loop {k.loop_var}: carried {', '.join(k.carried)} and the values computed with them depend on "
-                f"the invocation only through id // {k.c}: run once per key ({k.keys} keys) by a pre-pass, which "
-                f"stores {', '.join(k.tables)} per (key, iteration) or per key for the loop to load")
+                f"the invocation only through id // {k.c}: run once per key ({k.keys} keys) by {k.kernels} pre-pass "
+                f"kernels (a serial loop per group of carried values, the values between them per (key, iteration) "
+                f"in parallel); the loop loads {', '.join(k.tables)}")
 
 
 KEYCHAIN = KeyChainPass()

@@ -37,6 +37,7 @@ from ..ir.program import Program, Region
 from ..ir.walk import map_expr, node_all_exprs, rewrite_nodes, walk_expr, walk_nodes
 from .analysis import (Facts, NameSource, all_names, assigned_vars, blocked_loop, defined_vars, iteration, replace_entry,
                        size_of)
+from .distribute import KEYCHAIN_GENERATOR
 from .spread import SPREAD_GENERATOR
 from .protocol import OptimizerError, PassBase, PassContext, Rewrite
 
@@ -152,15 +153,20 @@ def _heavy(loop: N.Loop) -> bool:
                for x in node_all_exprs(loop.body))
 
 
-def _loop_locals(loop: N.Loop, min_trips: int) -> Optional[set]:
+def _loop_locals(loop: N.Loop, min_trips: int, stores: bool = False) -> Optional[set]:
     """The names `loop`'s body defines or assigns, when its loads may be issued early: literal bounds,
     at least `min_trips` iterations, a body of lets, assignments, ifs and blocks that writes no
-    memory (no store, atomic, barrier, nested loop) and never assigns the loop variable; else None."""
+    memory (no store, atomic, barrier, nested loop) and never assigns the loop variable; else None.
+    With `stores`, stores are allowed to buffers the loop never loads (a key chain's tables:
+    distribute.py): the loads then still read what they read before wherever they are issued."""
     if not (isinstance(loop.from_, E.LitU32) and isinstance(loop.to, E.LitU32)):
         return None
     if loop.to.value - loop.from_.value < min_trips:
         return None
+    loaded = {x.buffer for x in node_all_exprs(loop.body) if isinstance(x, E.Load)}
     for n in walk_nodes(loop.body):
+        if isinstance(n, N.Store) and stores and n.buffer not in loaded:
+            continue
         if isinstance(n, (N.Loop, N.Store, N.Barrier, N.Return, N.Trap)) or not isinstance(
                 n, (N.Let, N.Assign, N.If, N.Block, N.Region)):
             return None
@@ -170,9 +176,10 @@ def _loop_locals(loop: N.Loop, min_trips: int) -> Optional[set]:
     return None if loop.var in local else local
 
 
-def _candidate(loop: N.Loop, facts: Facts, factor: int, inline_index: bool = True) -> Optional[list]:
+def _candidate(loop: N.Loop, facts: Facts, factor: int, inline_index: bool = True,
+               stores: bool = False) -> Optional[list]:
     """The loads to prefetch (distinct, first-seen order), or None."""
-    local = _loop_locals(loop, 2 * factor) if factor else None
+    local = _loop_locals(loop, 2 * factor, stores) if factor else None
     if local is None:
         return None
     index_lets = _index_lets(loop, local, facts) if inline_index else {}
@@ -257,12 +264,14 @@ def unroll_loads(p: Program, factor: int = UNROLL, roll: bool = False, pipeline:
     # Index lets are inlined only in spread's fold chains (few invocations, each a 4096-step latency-bound
     # chain: H200 rms_norm 1.09 -> 0.45 ms). Elsewhere it would newly unroll programs (cross_entropy,
     # gqa_attention, the int4 matvecs) whose speed with it was not measured: they keep their schedule.
-    inline_index = any(isinstance(r, Region) and r.generator == SPREAD_GENERATOR for r in p.entry)
+    # keychain's chain kernels (distribute.py) are such chains too, and store their tables in the loop
+    chains = any(isinstance(r, Region) and r.generator == KEYCHAIN_GENERATOR for r in walk_nodes(p.entry))
+    inline_index = chains or any(isinstance(r, Region) and r.generator == SPREAD_GENERATOR for r in p.entry)
     done: list = []
 
     def rewrite(loop: N.Loop) -> Optional[tuple]:
         factor = loop_factor(loop, unroll)
-        loads = _candidate(loop, facts, factor, inline_index)
+        loads = _candidate(loop, facts, factor, inline_index, chains)
         if loads is None and not factor and roll:
             r = rolling_prefetch(loop, facts, unroll, fresh)
             if r is not None:
@@ -273,7 +282,7 @@ def unroll_loads(p: Program, factor: int = UNROLL, roll: bool = False, pipeline:
             return None
         if inflight and factor == unroll and not _heavy(loop):
             more = min(MAX_INFLIGHT_FACTOR, inflight // len(loads))
-            wider = _candidate(loop, facts, more, inline_index) if more > factor else None
+            wider = _candidate(loop, facts, more, inline_index, chains) if more > factor else None
             if wider is not None:
                 factor, loads = more, wider
         lo, hi = loop.from_.value, loop.to.value
