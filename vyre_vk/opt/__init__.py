@@ -9,8 +9,12 @@ one invocation per element, their strided folds as chains over many workgroups w
 part computed first), ``tabulate`` (values that depend on the invocation only through a key,
 ``id // c``, computed once per key and iteration by pre-passes: keyed.py proves the key,
 tables.py keeps one pre-pass per table), ``split_invocations`` (loops that each own one
-output column become a grid dimension), ``guard_idle`` (workgroups past every effect's bound
-exit at once), ``cse``, ``licm``, ``hoist_invariant`` (splits a program into a
+output column become a grid dimension), ``keychain`` (a loop's carried values that depend on the
+invocation only through a key, with what is computed from them, run once per key: a serial kernel
+per group of carried values, parallel map kernels between them, tables for the loop: keychain.py,
+distribute.py), ``guard_idle`` (workgroups past every effect's bound
+exit at once), ``coalesce`` (a loop whose lanes walk rows of a small, re-read buffer reads a column-major copy
+made by a pre-pass), ``cse``, ``licm``, ``hoist_invariant`` (splits a program into a
 pre-pass + main program: a graph), ``fission`` (independent loop chains of a pre-pass in
 separate invocations + a combine), ``split_chains`` and ``reassociate`` (the fast precision only:
 long folds cut into pieces over the grid, split-K sums), ``unroll`` (load prefetch in long reduction loops),
