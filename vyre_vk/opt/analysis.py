@@ -185,6 +185,12 @@ class Facts:
         return not any(isinstance(x, E.Load) and (x.buffer in self.written or x.buffer in self.workgroup_bufs)
                        for x in walk_expr(e))
 
+    def computed_from(self, e: E.Expr, names: set, forbid: tuple = INVOCATION_EXPRS) -> bool:
+        """`e` is pure (:meth:`is_pure`), reads only the variables `names` and holds no expression of
+        the kinds `forbid` (by default: nothing that tells invocations apart)."""
+        return self.is_pure(e) and not any(isinstance(x, forbid) or (isinstance(x, E.Var) and x.name not in names)
+                                           for x in walk_expr(e))
+
 
 _KNOWN_EXPRS = frozenset({E.LitU32, E.LitI32, E.LitF32, E.LitBool, E.Var, E.Load, E.BufLen, E.InvocationId,
                           E.WorkgroupId, E.LocalId, E.BinOpExpr, E.UnOpExpr, E.Select, E.Cast, E.Fma})

@@ -26,7 +26,7 @@ from ..ir import node as N
 from ..ir.optable import BinOp
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess
-from ..ir.walk import node_all_exprs, walk_expr
+from ..ir.walk import node_all_exprs, walk_expr, walk_nodes
 
 KEYCHAIN_GENERATOR = "vyre_vk.opt.keychain"
 
@@ -188,15 +188,10 @@ def _program(ch: Chain, decl: dict, body: tuple) -> Program:
     """A pre-pass program: the buffers it loads (read-only, renumbered) and the tables it stores."""
     root = Region(KEYCHAIN_GENERATOR, None, body)
     loads = {x.buffer for x in node_all_exprs([root]) if isinstance(x, E.Load)}
-    stores = {n.buffer for n in _stores(body)}
+    stores = {n.buffer for n in walk_nodes(body) if isinstance(n, N.Store)}
     bufs = [dataclasses.replace(b, binding=0, access=BufferAccess.ReadOnly, is_output=False, pipeline_live_out=False,
                                 output_byte_range=None) for b in ch.p.buffers if b.name in loads]
     bufs += [BufferDecl(t, 0, BufferAccess.ReadOnly, *decl[t]) for t in sorted(loads) if t in decl]
     bufs += [BufferDecl(t, 0, BufferAccess.ReadWrite, *decl[t], pipeline_live_out=True) for t in sorted(stores)]
     bufs = [dataclasses.replace(b, binding=k) for k, b in enumerate(bufs)]
     return Program(tuple(bufs), (64, 1, 1), (root,), ch.p.entry_op_id)
-
-
-def _stores(nodes) -> list:
-    from ..ir.walk import walk_nodes
-    return [n for n in walk_nodes(nodes) if isinstance(n, N.Store)]

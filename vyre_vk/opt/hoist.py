@@ -23,9 +23,9 @@ from ..ir import expr as E
 from ..ir import node as N
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess
-from ..ir.walk import node_all_exprs, rewrite_nodes, walk_expr, walk_nodes
+from ..ir.walk import node_all_exprs, rewrite_nodes, walk_nodes
 from ..ir.grid import has_workgroup_or_atomic as _has_workgroup_or_atomic
-from .analysis import INVOCATION_EXPRS, Facts, NameSource, all_names, assigned_vars, read_vars, replace_entry
+from .analysis import Facts, NameSource, all_names, assigned_vars, read_vars, replace_entry
 from .protocol import PassBase, PassContext, Rewrite
 
 HOIST_GENERATOR = "vyre_vk.opt.hoist_invariant"
@@ -52,16 +52,7 @@ class _Finder:
         self.min_loops = min_loops
 
     def value_ok(self, e: E.Expr, allowed: set) -> bool:
-        if self.facts.may_trap(e):
-            return False
-        for x in walk_expr(e):
-            if isinstance(x, INVOCATION_EXPRS):
-                return False
-            if isinstance(x, E.Var) and x.name not in allowed:
-                return False
-            if isinstance(x, E.Load) and (x.buffer in self.facts.written or x.buffer in self.facts.workgroup_bufs):
-                return False
-        return True
+        return self.facts.computed_from(e, allowed)
 
     def list_ok(self, nodes, allowed: set, assignable: set) -> bool:
         allowed, assignable = set(allowed), set(assignable)

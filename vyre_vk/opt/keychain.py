@@ -27,8 +27,8 @@ Example::
     >>> from vyre_vk.ops import get
     >>> from vyre_vk.opt import optimize
     >>> graph, reports = optimize(get("vyre-libs::nn::flash_attention").build_with(seq_len=40, head_dim=12))
-    >>> sorted(b.name.split("_", 3)[-1] for b in graph.scratch if b.name.startswith("opt_kc_"))
-    ['flash_l', 'flash_prob', 'flash_rescale']
+    >>> sorted(b.name for b in graph.scratch if b.name.startswith("opt_kc_"))  # m at each step, the final l
+    ['opt_kc_flash_l_4', 'opt_kc_flash_m_at_3', 'opt_kc_flash_prob_0', 'opt_kc_flash_rescale_1', 'opt_kc_score_2']
 """
 from __future__ import annotations
 
@@ -41,8 +41,8 @@ from ..ir.grid import has_workgroup_or_atomic
 from ..ir.optable import TRANSCENDENTAL_UNOPS, BinOp, UnOp
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess, DataType
-from ..ir.walk import node_all_exprs, walk_expr, walk_nodes
-from .analysis import INVOCATION_EXPRS, OPAQUE_EXPRS, Facts, NameSource, all_names, assigned_vars, read_vars
+from ..ir.walk import node_all_exprs, walk_nodes
+from .analysis import INVOCATION_EXPRS, Facts, NameSource, all_names, assigned_vars, read_vars
 from .distribute import KEYCHAIN_GENERATOR, Chain, distribute
 from .protocol import PassBase, PassContext, Rewrite
 
@@ -93,16 +93,9 @@ class _Keys:
             self.copies.add(self.key)
 
     def only(self, e: E.Expr, names: set) -> bool:
-        if self.facts.may_trap(e):
-            return False
-        for x in walk_expr(e):
-            if isinstance(x, INVOCATION_EXPRS + OPAQUE_EXPRS) or isinstance(x, E.BufLen):
-                return False
-            if isinstance(x, E.Var) and x.name not in names:
-                return False
-            if isinstance(x, E.Load) and (x.buffer in self.facts.written or x.buffer in self.facts.workgroup_bufs):
-                return False
-        return True
+        """`e` is key-only: pure, reading only `names` (no id; no buffer length, which the pre-pass's
+        bindings would change)."""
+        return self.facts.computed_from(e, names, INVOCATION_EXPRS + (E.BufLen,))
 
     def bound(self, cond: E.Expr) -> Optional[int]:
         """N when `cond` is ``x < N`` (an ``and`` of such) with x a plain copy of the key."""
