@@ -572,10 +572,14 @@ def test_unroll_loads_in_flight_budget():
     i, m, acc = Expr.var("i"), Expr.var("m"), Expr.var("acc")
     bufs = [BufferDecl.read("a", 0, F32).with_count(80), BufferDecl.output("out", 1, F32).with_count(8)]
 
-    def red(n, value):
-        return _prog([Node.let_bind("i", Expr.gid_x()), Node.if_then(Expr.lt(i, Expr.u32(8)), [
+    from vyre_vk.ir.program import Region
+    from vyre_vk.opt.spread import SPREAD_GENERATOR
+
+    def red(n, value):  # a fold chain as spread makes them (the budget applies to those only)
+        p = _prog([Node.let_bind("i", Expr.gid_x()), Node.if_then(Expr.lt(i, Expr.u32(8)), [
             Node.let_bind("acc", Expr.f32(0.0)), Node.loop_for("m", Expr.u32(1), Expr.u32(1 + n), [
                 Node.assign("acc", value)]), Node.store("out", i, acc)])], bufs)
+        return Program(p.buffers, p.workgroup_size, (Region(SPREAD_GENERATOR, None, p.entry[0].body),), p.entry_op_id)
 
     a = {"a": np.random.default_rng(3).standard_normal(80).astype(np.float32)}
     one = red(70, Expr.add(acc, Expr.load("a", Expr.add(m, i))))
@@ -591,6 +595,9 @@ def test_unroll_loads_in_flight_budget():
         same(reference.run(p, a), reference.run(q, a))
     # 70 iterations are too few for 64 copies (two blocks at least): the factor stays
     assert "per iteration" not in unroll_loads(one, 4, inflight=64)[1]
+    # outside a fold chain (not measured there: hash, decode, parsing loops) the factor stays
+    plain = Program(one.buffers, one.workgroup_size, (Region("t::plain", None, one.entry[0].body),), one.entry_op_id)
+    assert "per iteration" not in unroll_loads(plain, 4, inflight=32)[1]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)

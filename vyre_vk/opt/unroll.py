@@ -94,7 +94,8 @@ def pipelined(device_class: str) -> bool:
 #: copies where the factor would give fewer (up to MAX_INFLIGHT_FACTOR), a loop of two budget / 2,
 #: never fewer than the factor. nvidia 64 (H100, ops.py --warm-up 8, 11 fold ops): layer_norm
 #: 0.154 -> 0.142 ms, rms_norm_linear 0.377 -> 0.332, the rest within 1%; 128 lost (attention
-#: 0.53 -> 0.80, layer_norm 0.188, linear_relu 0.297).
+#: 0.53 -> 0.80, layer_norm 0.188, linear_relu 0.297). Only fold chains (spread's, keychain's) get
+#: it: elsewhere it would also widen the hash, decode and parsing loops, which that run did not time.
 INFLIGHT_BY_CLASS: dict[str, int] = {"nvidia": 64}
 MAX_INFLIGHT_FACTOR = 128
 
@@ -253,8 +254,8 @@ def unroll_loads(p: Program, factor: int = UNROLL, roll: bool = False, pipeline:
     """Unroll every innermost literal-bounds loop that reads memory and writes none; with `roll`, a
     loop whose body is too large or heavy to copy gets a ring of prefetched loads instead
     (:func:`rolling_prefetch`); with `pipeline`, each block's loads are issued a block ahead
-    (:func:`_pipelined`); with `inflight`, a light loop (a body within MAX_BODY_SIZE, nothing
-    heavy) gets up to `inflight` loads per block (:data:`INFLIGHT_BY_CLASS`)."""
+    (:func:`_pipelined`); with `inflight`, a light loop of a fold chain (a body within MAX_BODY_SIZE,
+    nothing heavy) gets up to `inflight` loads per block (:data:`INFLIGHT_BY_CLASS`)."""
     if isinstance(factor, bool) or not isinstance(factor, int) or factor < 1:
         raise OptimizerError(f"unroll factor {factor!r} is not a positive whole number of loop copies. "
                              "Fix: pass e.g. 8 or 16.")
@@ -280,7 +281,7 @@ def unroll_loads(p: Program, factor: int = UNROLL, roll: bool = False, pipeline:
                 return tuple(r[0])
         if loads is None:
             return None
-        if inflight and factor == unroll and not _heavy(loop):
+        if inflight and inline_index and factor == unroll and not _heavy(loop):
             more = min(MAX_INFLIGHT_FACTOR, inflight // len(loads))
             wider = _candidate(loop, facts, more, inline_index, chains) if more > factor else None
             if wider is not None:
