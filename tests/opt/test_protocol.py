@@ -190,3 +190,20 @@ def test_schedule_is_validated_once_and_reverted_whole_without_per_pass_checks(m
     monkeypatch.setenv("VYRE_VK_CHECK_PASSES", "1")
     graph, reports = pipeline.optimize(p, ["cse"])
     assert graph.stages == (p,) and reports[0].why.startswith("reverted: cse produced an invalid program")
+
+
+def test_passes_off_knob(monkeypatch):
+    """$VYRE_VK_PASSES_OFF takes passes out of the default set (an A/B knob for tools/bench runs);
+    an unknown name is a typed error with a Fix, and an explicit pass list ignores it."""
+    program = get("vyre-libs::nn::flash_attention").build_with(seq_len=40, head_dim=12)
+    graph, reports = optimize(program)
+    assert {"keychain", "coalesce"} <= {r.name for r in reports if r.changed}
+    monkeypatch.setenv("VYRE_VK_PASSES_OFF", "keychain, coalesce")
+    graph_off, reports_off = optimize(program)
+    assert not {"keychain", "coalesce"} & {r.name for r in reports_off}
+    assert len(graph_off.stages) == len(graph.stages) - 5  # the copy of k, two map and two chain kernels
+    assert any(r.name == "keychain" and r.changed for r in optimize(program, ["split_phases", "spread", "tabulate",
+                                                                               "split_invocations", "keychain"])[1])
+    monkeypatch.setenv("VYRE_VK_PASSES_OFF", "keychian")
+    with pytest.raises(OptimizerError, match="keychian.*Fix:"):
+        optimize(program)

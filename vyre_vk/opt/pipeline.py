@@ -158,9 +158,14 @@ def _run_pass(p: Pass, stages: list, ctx: PassContext, check: bool = True) -> tu
 
 
 def _chosen(passes: Union[bool, Iterable, None]) -> frozenset:
-    """The pass names `passes` asks for (True: all; False/None/empty: none; names or Pass objects)."""
+    """The pass names `passes` asks for (True: all but those ``$VYRE_VK_PASSES_OFF`` names, a
+    comma-separated A/B knob for measurements; False/None/empty: none; names or Pass objects)."""
     if passes is True:
-        return DEFAULT_PASSES
+        off = {n.strip() for n in os.environ.get("VYRE_VK_PASSES_OFF", "").split(",") if n.strip()}
+        if off - DEFAULT_PASSES:
+            raise OptimizerError(f"VYRE_VK_PASSES_OFF names unknown pass(es) {sorted(off - DEFAULT_PASSES)}. "
+                                 f"Fix: use names from {list(PASS_NAMES)}, comma-separated, or unset it.")
+        return DEFAULT_PASSES - off
     if isinstance(passes, str):
         raise OptimizerError(f"passes={passes!r} is one string, not a collection of pass names. "
                              f"Fix: pass a list, e.g. [{passes!r}], or True for all of {list(PASS_NAMES)}.")
