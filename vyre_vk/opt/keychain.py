@@ -160,7 +160,7 @@ def keychain(p: Program, local_size: int = PRE_LOCAL_SIZE) -> Optional[KeyChain]
     guard = ifs[0]
     nkeys = keys.bound(guard.cond)
     loops = [k for k, n in enumerate(guard.then) if isinstance(n, N.Loop)]
-    if nkeys is None or len(loops) != 1:
+    if not nkeys or len(loops) != 1:  # no bound, or no key passes it (`row < 0`)
         return None
     at = loops[0]
     loop, before, after = guard.then[at], list(guard.then[:at]), list(guard.then[at + 1:])
