@@ -54,6 +54,8 @@ _HEAVY = TRANSCENDENTAL_UNOPS | {UnOp.Sqrt, UnOp.InverseSqrt}
 
 @dataclasses.dataclass(frozen=True)
 class KeyChain:
+    """One split: the pre-pass kernels (distribute.py), the main stage, the tables they share, and
+    what ``explain`` says (the loop, c, the number of keys, the carried variables, the tables read)."""
     prepasses: tuple
     main: Program
     scratch: tuple
