@@ -36,7 +36,7 @@ from ..ir import expr as E
 from ..ir import node as N
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess, DataType
-from ..ir.walk import map_expr, rewrite_nodes, walk_expr, walk_nodes
+from ..ir.walk import map_expr, node_exprs, rewrite_nodes, walk_expr, walk_nodes
 from ..lower.bounds import interval, var_key
 from .analysis import INVOCATION_EXPRS, Facts, NameSource, all_names, assigned_vars, replace_entry
 from .dispatch import invocation_total
@@ -108,7 +108,7 @@ class _Scan:
                 if r is not None:
                     ranges[var_key(n.name)] = r
                 deps[n.name] = self.depends(n.value, deps, lv)
-            for x in _node_exprs(n):
+            for x in node_exprs(n):  # every statement kind's own expressions: any load rewritten was checked
                 for ld in walk_expr(x):
                     if isinstance(ld, E.Load):
                         if loop is None or not self._qualifies(loop, ld, ranges, deps):
@@ -131,11 +131,13 @@ class _Scan:
                 or b.count < 2 or self.facts.may_trap(ld.index)):
             return False
         terms = _terms(ld.index)
+        if len(terms) < 2:
+            return False
         for k, t in enumerate(terms):
             if not (isinstance(t, E.BinOpExpr) and t.op is E.BinOp.Mul):
                 continue
             for r, lit in ((t.left, t.right), (t.right, t.left)):
-                if not isinstance(lit, E.LitU32) or lit.value < 2 or len(terms) < 2:
+                if not isinstance(lit, E.LitU32) or lit.value < 2:
                     continue
                 s = _sum(terms[:k] + terms[k + 1:])
                 R, rows = lit.value, -(-b.count // lit.value)
@@ -147,19 +149,6 @@ class _Scan:
                     self.found.append((loop, ld, r, R, s))
                     return True
         return False
-
-
-def _node_exprs(n: N.Node) -> list:
-    """The expressions `n` itself evaluates (not those of nested statements)."""
-    if isinstance(n, (N.Let, N.Assign)):
-        return [n.value]
-    if isinstance(n, N.Store):
-        return [n.index, n.value]
-    if isinstance(n, N.If):
-        return [n.cond]
-    if isinstance(n, N.Loop):
-        return [n.from_, n.to]
-    return []
 
 
 def coalesce(p: Program, prepass_local_size: int = PRE_LOCAL_SIZE) -> Optional[Coalesced]:
@@ -177,6 +166,9 @@ def coalesce(p: Program, prepass_local_size: int = PRE_LOCAL_SIZE) -> Optional[C
         reads = total.value * trips
         if trips < 2 or reads < MIN_REUSE * b.count or rows * R > MAX_COPY:
             continue
+        same = [(x, r2, s2) for _, x, r2, R2, s2 in scan.found if x.buffer == ld.buffer]
+        if {x for x, _, _ in same} & scan.bad or any(R2 != R for _, x, _, R2, _ in scan.found if x.buffer == ld.buffer):
+            continue  # the same load somewhere it does not qualify, or another row length: leave it
         fresh = NameSource(all_names(p), "opt_co_")
         name = fresh(f"{ld.buffer}_t")
         src = dataclasses.replace(b, binding=0, access=BufferAccess.ReadOnly, is_output=False,
@@ -193,9 +185,7 @@ def coalesce(p: Program, prepass_local_size: int = PRE_LOCAL_SIZE) -> Optional[C
         binding = max((x.binding for x in p.buffers if not x.is_workgroup), default=-1) + 1
         copy = BufferDecl(name, binding, BufferAccess.ReadOnly, b.element, rows * R)
         table = {x: E.Load(name, E.BinOpExpr(E.BinOp.Add, E.BinOpExpr(E.BinOp.Mul, s2, E.LitU32(rows)), r2))
-                 for _, x, r2, R2, s2 in scan.found if x.buffer == ld.buffer and R2 == R}
-        if set(table) & scan.bad or any(x.buffer == ld.buffer and R2 != R for _, x, _, R2, _ in scan.found):
-            continue  # the same load somewhere it does not qualify, or another row length: leave it
+                 for x, r2, s2 in same}
         entry = rewrite_nodes(p.entry, expr=lambda e: map_expr(
             e, lambda x: table.get(x) if isinstance(x, E.Load) else None))
         main = replace_entry(dataclasses.replace(p, buffers=tuple(p.buffers) + (copy,)), entry)
