@@ -26,7 +26,8 @@ from ..ir import node as N
 from ..ir.optable import BinOp
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess
-from ..ir.walk import node_all_exprs, walk_expr, walk_nodes
+from ..ir.walk import node_all_exprs, walk_nodes
+from .analysis import expr_vars
 
 KEYCHAIN_GENERATOR = "vyre_vk.opt.keychain"
 
@@ -49,10 +50,12 @@ class Chain:
     finals: list         # carried variables read after the loop
     env: dict            # variable -> DataType
     fresh: object
+    local_size: int       # the pre-pass kernels' (workgroup_size re-sizes them)
 
-
-def _reads(e: E.Expr) -> set:
-    return {x.name for x in walk_expr(e) if isinstance(x, E.Var)}
+    def slot(self) -> E.Expr:
+        """``key * trips + (var - lo)``: an iteration's element of a per-(key, iteration) table."""
+        j = E.BinOpExpr(BinOp.Sub, E.Var(self.var), E.LitU32(self.lo)) if self.lo else E.Var(self.var)
+        return E.BinOpExpr(BinOp.Add, E.BinOpExpr(BinOp.Mul, E.Var(self.key), E.LitU32(self.trips)), j)
 
 
 def _order(ch: Chain) -> Optional[tuple[list, dict, dict]]:
@@ -62,10 +65,10 @@ def _order(ch: Chain) -> Optional[tuple[list, dict, dict]]:
     dep: dict = {}
     for name, v in value.items():  # carried variables a let reads, directly or through earlier lets
         d = set()
-        for r in _reads(v):
+        for r in expr_vars(v):
             d |= {r} if r in ch.assigns else dep.get(r, set())
         dep[name] = d
-    upd = {c: set().union(*[{r} if r in ch.assigns else dep.get(r, set()) for r in _reads(v)] or [set()])
+    upd = {c: set().union(*[{r} if r in ch.assigns else dep.get(r, set()) for r in expr_vars(v)] or [set()])
            for c, v in ch.assigns.items()}
     reach = {c: set(upd[c]) for c in upd}
     for _ in range(len(upd)):
@@ -96,13 +99,13 @@ def _needed(names: set, value: dict) -> set:
         if x in out or x not in value:
             continue
         out.add(x)
-        todo += list(_reads(value[x]))
+        todo += list(expr_vars(value[x]))
     return out
 
 
-def distribute(ch: Chain) -> Optional[tuple[list, dict, list]]:
-    """(pre-pass programs in order, table name by value name (lets and final carried values), the
-    tables' main-stage declarations), or None if the key part cannot be ordered."""
+def distribute(ch: Chain) -> Optional[tuple[list, dict, dict]]:
+    """(pre-pass programs in order, table name by value name (lets and final carried values), each
+    table's (element type, count)), or None if the key part cannot be ordered."""
     got = _order(ch)
     if got is None:
         return None
@@ -113,15 +116,16 @@ def distribute(ch: Chain) -> Optional[tuple[list, dict, list]]:
     # loads (computed by an earlier map kernel), the other groups' carried values it loads
     inloop, loads, others, tabled = {}, {}, {}, set(ch.exported)
     for k, g in enumerate(groups):
-        top = set().union(*[_reads(ch.assigns[c]) for c in g])
-        inloop[k] = [x for x in lets if x in _needed(top - carried, value) and level[x] == k]
-        direct = top | set().union(*[_reads(value[y]) for y in inloop[k]] or [set()])
+        top = set().union(*[expr_vars(ch.assigns[c]) for c in g])
+        need = _needed(top - carried, value)
+        inloop[k] = [x for x in lets if x in need and level[x] == k]
+        direct = top | set().union(*[expr_vars(value[y]) for y in inloop[k]] or [set()])
         loads[k] = [x for x in lets if x in direct and x not in inloop[k]]
         others[k] = sorted((direct & carried) - g)
         tabled |= set(loads[k])
     starts = set().union(*[set(o) for o in others.values()] or [set()])
     for x in tabled:  # a map kernel recomputes x from the lets it needs, carried values from their tables
-        starts |= {r for y in _needed({x}, value) for r in _reads(value[y]) if r in carried}
+        starts |= {r for y in _needed({x}, value) for r in expr_vars(value[y]) if r in carried}
     names = {x: ch.fresh(f"{x}_") for x in sorted(tabled)}
     start = {c: ch.fresh(f"{c}_at_") for c in sorted(starts)}
     final = {c: ch.fresh(f"{c}_") for c in ch.finals}
@@ -129,9 +133,7 @@ def distribute(ch: Chain) -> Optional[tuple[list, dict, list]]:
     decl = {t: (ch.env[x], size) for x, t in names.items()}
     decl.update({t: (ch.env[c], size) for c, t in start.items()})
     decl.update({t: (ch.env[c], ch.nkeys) for c, t in final.items()})
-    kvar = E.Var(ch.key)
-    jrel = E.BinOpExpr(BinOp.Sub, E.Var(ch.var), E.LitU32(ch.lo)) if ch.lo else E.Var(ch.var)
-    slot = E.BinOpExpr(BinOp.Add, E.BinOpExpr(BinOp.Mul, kvar, E.LitU32(ch.trips)), jrel)
+    kvar, slot = E.Var(ch.key), ch.slot()
     inits = [n for n in ch.before if n.name not in carried]
     stages: list = []
 
@@ -139,7 +141,7 @@ def distribute(ch: Chain) -> Optional[tuple[list, dict, list]]:
         """One invocation per (key, iteration): the lets `outs` need, carried values from their tables."""
         need = _needed(set(outs), value)
         body = [N.Let(c, E.Load(start[c], slot)) for c in sorted(start)
-                if any(c in _reads(value[y]) for y in need)]
+                if any(c in expr_vars(value[y]) for y in need)]
         body += [n for n in ch.lets if n.name in need]
         body += [N.Store(names[x], slot, E.Var(x)) for x in outs]
         g = E.Var(ch.fresh("g"))
@@ -194,4 +196,4 @@ def _program(ch: Chain, decl: dict, body: tuple) -> Program:
     bufs += [BufferDecl(t, 0, BufferAccess.ReadOnly, *decl[t]) for t in sorted(loads) if t in decl]
     bufs += [BufferDecl(t, 0, BufferAccess.ReadWrite, *decl[t], pipeline_live_out=True) for t in sorted(stores)]
     bufs = [dataclasses.replace(b, binding=k) for k, b in enumerate(bufs)]
-    return Program(tuple(bufs), (64, 1, 1), (root,), ch.p.entry_op_id)
+    return Program(tuple(bufs), (ch.local_size, 1, 1), (root,), ch.p.entry_op_id)

@@ -190,14 +190,12 @@ def keychain(p: Program, local_size: int = PRE_LOCAL_SIZE) -> Optional[KeyChain]
     ch = Chain(p, keys.key, top, guard.cond, _key_lets(keys, before), loop.var, loop.from_.value, trips, nkeys,
                [x for x in key_stmts if isinstance(x, N.Let)], {x.name: x.value for x in key_stmts
                                                                 if isinstance(x, N.Assign)},
-               exported, finals, facts.env, fresh)
+               exported, finals, facts.env, fresh, local_size)
     got = distribute(ch)
     if got is None:
         return None
     stages, table, decl = got
-    kvar = E.Var(keys.key)
-    j = E.BinOpExpr(BinOp.Sub, E.Var(loop.var), E.LitU32(loop.from_.value)) if loop.from_.value else E.Var(loop.var)
-    slot = E.BinOpExpr(BinOp.Add, E.BinOpExpr(BinOp.Mul, kvar, E.LitU32(trips)), j)
+    kvar, slot = E.Var(keys.key), ch.slot()
     # ---- the main stage: the lane statements, the key values loaded
     nxt = max((b.binding for b in p.buffers if not b.is_workgroup), default=-1) + 1
     scratch = tuple(BufferDecl(t, nxt + k, BufferAccess.ReadOnly, *decl[t]) for k, t in enumerate(sorted(decl)))
