@@ -5,13 +5,15 @@ an unsupported expression kind) the answer is the one that keeps a pass from act
 """
 from __future__ import annotations
 
+import dataclasses
+
 from typing import Iterable, Iterator, Optional
 
 from ..ir import expr as E
 from ..ir import node as N
 from ..ir.optable import BinOp
-from ..ir.program import Program
-from ..ir.types import DataType
+from ..ir.program import BufferDecl, Program
+from ..ir.types import BufferAccess, DataType
 from ..ir.walk import expr_children, expr_type, node_bodies, node_exprs, walk_expr, walk_expr_post
 from ..ir.walk import node_all_exprs, walk_nodes  # noqa: F401 (re-exported: tests import them from here)
 
@@ -71,6 +73,17 @@ def free_vars(nodes: Iterable[N.Node], bound: frozenset = frozenset()) -> set[st
         if isinstance(n, N.Let):
             names.add(n.name)
     return out
+
+
+def read_only(b: BufferDecl, binding: int) -> BufferDecl:
+    """`b` as a pre-pass reads it: read-only at `binding`, not a result of that kernel."""
+    return dataclasses.replace(b, binding=binding, access=BufferAccess.ReadOnly, is_output=False,
+                               pipeline_live_out=False, output_byte_range=None)
+
+
+def next_binding(p: Program) -> int:
+    """The first binding after every storage buffer of `p` (where a stage's new scratch goes)."""
+    return max((b.binding for b in p.buffers if not b.is_workgroup), default=-1) + 1
 
 
 def defined_vars(nodes: Iterable[N.Node]) -> set[str]:

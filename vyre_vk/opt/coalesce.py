@@ -38,7 +38,8 @@ from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess, DataType
 from ..ir.walk import map_expr, node_exprs, rewrite_nodes, walk_expr, walk_nodes
 from ..lower.bounds import interval, var_key
-from .analysis import INVOCATION_EXPRS, Facts, NameSource, all_names, assigned_vars, replace_entry
+from .analysis import (INVOCATION_EXPRS, Facts, NameSource, all_names, assigned_vars, next_binding, read_only,
+                       replace_entry)
 from .dispatch import invocation_total
 from .protocol import PassBase, PassContext, Rewrite
 
@@ -171,8 +172,7 @@ def coalesce(p: Program, prepass_local_size: int = PRE_LOCAL_SIZE) -> Optional[C
             continue  # the same load somewhere it does not qualify, or another row length: leave it
         fresh = NameSource(all_names(p), "opt_co_")
         name = fresh(f"{ld.buffer}_t")
-        src = dataclasses.replace(b, binding=0, access=BufferAccess.ReadOnly, is_output=False,
-                                  pipeline_live_out=False, output_byte_range=None)
+        src = read_only(b, 0)
         dst = BufferDecl(name, 1, BufferAccess.ReadWrite, b.element, rows * R, pipeline_live_out=True)
         g, t = E.InvocationId(0), E.Var(fresh("t"))
         # element t of the column-major copy is column t / rows, row t % rows of the buffer
@@ -182,8 +182,7 @@ def coalesce(p: Program, prepass_local_size: int = PRE_LOCAL_SIZE) -> Optional[C
                                        (N.Store(name, t, E.Load(ld.buffer, at)),), ()))
         prepass = Program((src, dst), (prepass_local_size, 1, 1), (Region(COALESCE_GENERATOR, None, body),),
                           p.entry_op_id)
-        binding = max((x.binding for x in p.buffers if not x.is_workgroup), default=-1) + 1
-        copy = BufferDecl(name, binding, BufferAccess.ReadOnly, b.element, rows * R)
+        copy = BufferDecl(name, next_binding(p), BufferAccess.ReadOnly, b.element, rows * R)
         table = {x: E.Load(name, E.BinOpExpr(E.BinOp.Add, E.BinOpExpr(E.BinOp.Mul, s2, E.LitU32(rows)), r2))
                  for x, r2, s2 in same}
         entry = rewrite_nodes(p.entry, expr=lambda e: map_expr(

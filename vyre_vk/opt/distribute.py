@@ -27,7 +27,7 @@ from ..ir.optable import BinOp
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess
 from ..ir.walk import node_all_exprs, walk_nodes
-from .analysis import expr_vars
+from .analysis import expr_vars, read_only
 
 KEYCHAIN_GENERATOR = "vyre_vk.opt.keychain"
 
@@ -191,8 +191,7 @@ def _program(ch: Chain, decl: dict, body: tuple) -> Program:
     root = Region(KEYCHAIN_GENERATOR, None, body)
     loads = {x.buffer for x in node_all_exprs([root]) if isinstance(x, E.Load)}
     stores = {n.buffer for n in walk_nodes(body) if isinstance(n, N.Store)}
-    bufs = [dataclasses.replace(b, binding=0, access=BufferAccess.ReadOnly, is_output=False, pipeline_live_out=False,
-                                output_byte_range=None) for b in ch.p.buffers if b.name in loads]
+    bufs = [read_only(b, 0) for b in ch.p.buffers if b.name in loads]
     bufs += [BufferDecl(t, 0, BufferAccess.ReadOnly, *decl[t]) for t in sorted(loads) if t in decl]
     bufs += [BufferDecl(t, 0, BufferAccess.ReadWrite, *decl[t], pipeline_live_out=True) for t in sorted(stores)]
     bufs = [dataclasses.replace(b, binding=k) for k, b in enumerate(bufs)]

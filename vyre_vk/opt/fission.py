@@ -27,7 +27,7 @@ from ..ir import node as N
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess
 from ..ir.walk import node_all_exprs, walk_nodes
-from .analysis import NameSource, all_names, assigned_vars, read_vars, uses_workgroup_scope, var_types
+from .analysis import NameSource, all_names, assigned_vars, read_only, read_vars, uses_workgroup_scope, var_types
 from .protocol import PassBase, PassContext, Rewrite
 
 FISSION_GENERATOR = "vyre_vk.opt.fission"
@@ -137,8 +137,7 @@ def fission(p: Program) -> tuple[Program, Optional[tuple[Program, Program, tuple
         return [b for b in p.buffers if b.name in names]
 
     def ro(bufs, start=0):
-        return [dataclasses.replace(b, binding=start + n, access=BufferAccess.ReadOnly, is_output=False,
-                                    pipeline_live_out=False, output_byte_range=None) for n, b in enumerate(bufs)]
+        return [read_only(b, start + n) for n, b in enumerate(bufs)]
 
     # ---- stage A: component c in invocations [c*L, (c+1)*L)
     a_src = loaded([head[i] for c in loops for i in c])

@@ -25,7 +25,7 @@ from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess
 from ..ir.walk import node_all_exprs, rewrite_nodes, walk_nodes
 from ..ir.grid import has_workgroup_or_atomic as _has_workgroup_or_atomic
-from .analysis import Facts, NameSource, all_names, assigned_vars, read_vars, replace_entry
+from .analysis import Facts, NameSource, all_names, assigned_vars, next_binding, read_only, read_vars, replace_entry
 from .protocol import PassBase, PassContext, Rewrite
 
 HOIST_GENERATOR = "vyre_vk.opt.hoist_invariant"
@@ -138,10 +138,9 @@ def hoist_invariant(p: Program, min_loops: int = 1, prepass_local_size: int = 64
     pre_bufs: list = []
     for b in p.buffers:
         if b.name in used_bufs:
-            pre_bufs.append(dataclasses.replace(b, binding=len(pre_bufs), access=BufferAccess.ReadOnly,
-                                                is_output=False, pipeline_live_out=False, output_byte_range=None))
+            pre_bufs.append(read_only(b, len(pre_bufs)))
     scratch_pre, scratch_main = [], []
-    next_main = max((b.binding for b in p.buffers if not b.is_workgroup), default=-1) + 1
+    next_main = next_binding(p)
     for k, v in enumerate(exported):
         name = fresh(v + "_")
         t = facts.env[v]

@@ -42,7 +42,7 @@ from ..ir.optable import TRANSCENDENTAL_UNOPS, BinOp, UnOp
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess, DataType
 from ..ir.walk import node_all_exprs, walk_nodes
-from .analysis import INVOCATION_EXPRS, Facts, NameSource, all_names, assigned_vars, read_vars
+from .analysis import INVOCATION_EXPRS, Facts, NameSource, all_names, assigned_vars, next_binding, read_vars
 from .distribute import KEYCHAIN_GENERATOR, Chain, distribute
 from .protocol import PassBase, PassContext, Rewrite
 
@@ -197,7 +197,7 @@ def keychain(p: Program, local_size: int = PRE_LOCAL_SIZE) -> Optional[KeyChain]
     stages, table, decl = got
     kvar, slot = E.Var(keys.key), ch.slot()
     # ---- the main stage: the lane statements, the key values loaded
-    nxt = max((b.binding for b in p.buffers if not b.is_workgroup), default=-1) + 1
+    nxt = next_binding(p)
     scratch = tuple(BufferDecl(t, nxt + k, BufferAccess.ReadOnly, *decl[t]) for k, t in enumerate(sorted(decl)))
     used = {table[v] for v in exported + finals}
     loads = tuple(N.Let(v, E.Load(table[v], slot)) for v in exported)

@@ -37,7 +37,7 @@ from ..ir.optable import BinOp
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess
 from ..ir.walk import node_all_exprs, node_bodies, node_exprs, walk_expr, walk_nodes
-from .analysis import OPAQUE_EXPRS, assigned_vars, read_vars, stored_buffers
+from .analysis import OPAQUE_EXPRS, assigned_vars, read_only, read_vars, stored_buffers
 
 #: Stages one split may produce (each costs a dispatch and a pipeline barrier, ~2 us on an H200).
 MAX_PHASES = 12
@@ -129,11 +129,6 @@ def _used_bufs(nodes) -> set:
     return ({x.buffer for x in node_all_exprs(nodes) if isinstance(x, (E.Load, E.BufLen))} | stored_buffers(nodes))
 
 
-def _ro(b: BufferDecl, binding: int) -> BufferDecl:
-    return dataclasses.replace(b, binding=binding, access=BufferAccess.ReadOnly, is_output=False,
-                               pipeline_live_out=False, output_byte_range=None)
-
-
 def split_phases(p: Program) -> tuple[list[Program], list[BufferDecl], str]:
     """The stage programs, the scratch buffers and why; ([p], [], reason) when refused."""
     root = _single_region(p)
@@ -208,7 +203,7 @@ def split_phases(p: Program) -> tuple[list[Program], list[BufferDecl], str]:
             elif not b.is_workgroup and k == last and (b.name in uses[k] or b.is_result):
                 bufs.append(dataclasses.replace(b, binding=len(bufs)))
             elif not b.is_workgroup and b.name in uses[k]:
-                bufs.append(_ro(b, len(bufs)))
+                bufs.append(read_only(b, len(bufs)))
         stages.append(Program(tuple(bufs), p.workgroup_size,
                               (Region(root.generator, root.source_region, tuple(body)),), p.entry_op_id))
     scratch = [BufferDecl(w, 0, BufferAccess.ReadWrite, by_name[w].element, by_name[w].count)

@@ -44,7 +44,7 @@ from ..ir.optable import BinOp
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess, DataType
 from ..ir.walk import map_expr, node_all_exprs, rewrite_nodes, walk_expr, walk_nodes
-from .analysis import Facts, NameSource, all_names, assigned_vars, stored_buffers, zero_literal
+from .analysis import Facts, NameSource, all_names, assigned_vars, next_binding, read_only, stored_buffers, zero_literal
 from .protocol import PassBase, PassContext, Rewrite
 from .fission import FISSION_GENERATOR
 from .phases import _used_bufs
@@ -236,8 +236,7 @@ def split_chain(p: Program, ch: Chain) -> Optional[tuple[tuple[Program, Program]
         N.Let(ch.ivar, i_of), N.Let(piece, p_of), *ch.head, *pre_a, N.Loop(c, lit(0), lit(steps), inner),
         *(N.Store(bufs[a], v(g), v(a)) for a in accs)), ()))
     used = {x.buffer for x in node_all_exprs(a_body) if isinstance(x, E.Load)}
-    a_bufs = [dataclasses.replace(x, binding=j, access=BufferAccess.ReadOnly, is_output=False, pipeline_live_out=False,
-                                  output_byte_range=None) for j, x in enumerate(x for x in p.buffers if x.name in used)]
+    a_bufs = [read_only(x, j) for j, x in enumerate(x for x in p.buffers if x.name in used)]
     a_bufs += [dataclasses.replace(s, binding=len(a_bufs) + j, pipeline_live_out=True) for j, s in enumerate(scratch)]
     stage_a = _stage(p, a_body, 256, a_bufs)
     # stage B: the original invocations, each folding its P partials in piece order, then POST
@@ -255,7 +254,7 @@ def split_chain(p: Program, ch: Chain) -> Optional[tuple[tuple[Program, Program]
         pre_b = tuple(N.Let(s.name, E.Load(src[s.name], at_b(lit(0)))) if s.name in src else s for s in ch.pre)
     b_body = (N.Let(ch.ivar, E.InvocationId(0)), *ch.head,
               N.If(b(BinOp.Lt, v(ch.ivar), Nn), (*pre_b, *fold, *ch.post), ()))
-    top = max((x.binding for x in p.buffers if not x.is_workgroup), default=-1) + 1
+    top = next_binding(p)
     b_read = [s for s in scratch if s.name in {x.buffer for x in node_all_exprs(b_body) if isinstance(x, E.Load)}]
     b_bufs = list(p.buffers) + [dataclasses.replace(s, binding=top + j, access=BufferAccess.ReadOnly)
                                 for j, s in enumerate(b_read)]

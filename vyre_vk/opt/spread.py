@@ -44,7 +44,7 @@ from ..ir.optable import BinOp, TRANSCENDENTAL_UNOPS, UnOp
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess, DataType
 from ..ir.walk import expr_children, node_all_exprs, replace_expr, rewrite_nodes, walk_expr, walk_nodes
-from .analysis import Facts, NameSource, all_names, assigned_vars, read_vars, stored_buffers
+from .analysis import Facts, NameSource, all_names, assigned_vars, read_only, read_vars, stored_buffers
 from .phases import implies_wg0, invocation_pure, resolve
 from .rejoin import rejoin
 from .protocol import PassBase, PassContext, Rewrite
@@ -233,9 +233,7 @@ def spread_fold(p: Program, m: _Loop, map_parts: bool = True) -> Optional[tuple[
     stages: tuple = (chain,)
     if parts:
         src = {x.buffer for e in parts for x in walk_expr(e) if isinstance(x, (E.Load, E.BufLen))}
-        map_bufs = [dataclasses.replace(b, binding=k, access=BufferAccess.ReadOnly, is_output=False,
-                                        pipeline_live_out=False, output_byte_range=None)
-                    for k, b in enumerate(b for b in p.buffers if b.name in src)]
+        map_bufs = [read_only(b, k) for k, b in enumerate(b for b in p.buffers if b.name in src)]
         map_bufs += [dataclasses.replace(s, binding=len(map_bufs) + k, pipeline_live_out=True)
                      for k, s in enumerate(scratch)]
         map_body = [N.Let(m.idx, _GID), N.If(E.BinOpExpr(BinOp.Lt, E.Var(m.idx), E.LitU32(m.bound)),

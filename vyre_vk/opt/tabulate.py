@@ -50,7 +50,7 @@ from ..ir.optable import BinOp, TRANSCENDENTAL_UNOPS, UnOp
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess, DataType
 from ..ir.walk import expr_children, node_all_exprs, replace_expr, rewrite_nodes, walk_expr, walk_nodes, with_children
-from .analysis import Facts, NameSource, all_names, assigned_vars, read_vars, replace_entry
+from .analysis import Facts, NameSource, all_names, assigned_vars, next_binding, read_only, read_vars, replace_entry
 from .keyed import Keyed, _bin, _lit, key_bound, linear
 from .protocol import PassBase, PassContext, Rewrite
 from .tables import TABULATE_GENERATOR, share_tables
@@ -306,9 +306,7 @@ class _Builder:
 
     def prepass(self, forms: list, loop: Optional[N.Loop], nq: int, length: int, outs: list) -> None:
         used = {x.buffer for x in node_all_exprs(forms) if isinstance(x, (E.Load, E.BufLen))}
-        bufs = [dataclasses.replace(b, binding=k, access=BufferAccess.ReadOnly, is_output=False,
-                                    pipeline_live_out=False, output_byte_range=None)
-                for k, b in enumerate(b for b in self.p.buffers if b.name in used)]
+        bufs = [read_only(b, k) for k, b in enumerate(b for b in self.p.buffers if b.name in used)]
         for o, decl in outs:
             bufs.append(BufferDecl(decl.name, len(bufs), BufferAccess.ReadWrite, decl.element, decl.count,
                                    pipeline_live_out=True))
@@ -403,7 +401,7 @@ class _Builder:
             return None
         p = self.p
         bufs = list(p.buffers)
-        nxt = max((b.binding for b in p.buffers if not b.is_workgroup), default=-1) + 1
+        nxt = next_binding(p)
         for k, s in enumerate(self.scratch):
             bufs.append(BufferDecl(s.name, nxt + k, BufferAccess.ReadOnly, s.element, s.count))
         main = replace_entry(dataclasses.replace(p, buffers=tuple(bufs)), rewrite_nodes(

@@ -44,9 +44,9 @@ from ..ir.optable import BinOp
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess
 from ..ir.walk import node_all_exprs, rewrite_nodes, walk_nodes, replace_expr
-from .analysis import OPAQUE_EXPRS, assigned_vars, free_vars, read_vars, stored_buffers, zero_literal
+from .analysis import OPAQUE_EXPRS, assigned_vars, free_vars, read_only, read_vars, stored_buffers, zero_literal
 from .keyed import literal_limits
-from .phases import MAX_PHASES, _ro, _used_bufs, cut, invocation_pure, split_phases
+from .phases import MAX_PHASES, _used_bufs, cut, invocation_pure, split_phases
 from .protocol import PassBase, PassContext, Rewrite
 
 _WGX = E.WorkgroupId(0)
@@ -180,7 +180,7 @@ def split_per_workgroup(p: Program) -> tuple[list[Program], list[BufferDecl], st
             elif not b.is_workgroup and k == last and (b.name in uses[k] or b.is_result):
                 bufs.append(dataclasses.replace(b, binding=len(bufs)))
             elif not b.is_workgroup and b.name in uses[k]:
-                bufs.append(_ro(b, len(bufs)))
+                bufs.append(read_only(b, len(bufs)))
         st = Program(tuple(bufs), p.workgroup_size, (Region(root.generator, root.source_region, tuple(stmts)),),
                      p.entry_op_id)
         if dispatch_grid(st, {})[0] < w:
