@@ -54,6 +54,35 @@ void main() { uint i = gl_LocalInvocationID.x; if (i % 3u != 0u) o[i] = uint8_t(
     assert out.view(np.uint8).tolist() == want.tolist()
 
 
+def test_bare_dispatch_after_a_transfer_barrier(device):
+    """Patch 0011: kp.OpDispatchBare records the bind and the dispatch only. After a staging copy and
+    the runtime's transfer barrier, two dependent dispatches ordered by a compute barrier give each
+    element's (x + 1) * 3, and the same algorithm dispatched bare again on the results goes on."""
+    glsl = """#version 450
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) buffer A { uint a[]; };
+layout(constant_id = 0) const uint MUL = 1u;
+void main() { uint i = gl_GlobalInvocationID.x; if (i < a.length()) a[i] = a[i] * MUL + (MUL == 1u ? 1u : 0u); }
+"""
+    mgr = device.manager
+    x = np.arange(1000, dtype=np.uint32)
+    t = kp_bridge.tensor(mgr, x)
+    words = spirv.compile_glsl(glsl)
+    add = kp_bridge.algorithm(mgr, [t], words, (16, 1, 1), [1])
+    mul = kp_bridge.algorithm(mgr, [t], words, (16, 1, 1), [3])
+    seq = (mgr.sequence().record(kp_bridge.sync_device([t])).record(kp_bridge.transfer_barrier([t]))
+           .record(kp_bridge.dispatch(add, ordered=True)).record(kp_bridge.compute_barrier([t]))
+           .record(kp_bridge.dispatch(mul, ordered=True)).record(kp_bridge.sync_local([t])))
+    assert isinstance(kp_bridge.dispatch(add, ordered=True), kp.OpDispatchBare)
+    seq.eval()
+    np.testing.assert_array_equal(t.data(), (x + 1) * 3)
+    t.data()[:] = x
+    seq.eval()  # replayed: the staging copy, both dispatches and the download again
+    np.testing.assert_array_equal(t.data(), (x + 1) * 3)
+    for o in (seq, add, mul, t):
+        o.destroy()
+
+
 def test_numpy_2_works_with_kp(device):
     assert int(np.__version__.split(".")[0]) >= 2
     t = kp_bridge.tensor(device.manager, np.arange(5, dtype=np.int32))

@@ -99,6 +99,22 @@ def test_independent_groups_need_no_tables_of_each_other():
     same(reference.run(p, ins), optimize(p, ["keychain"])[0].run_reference(ins))
 
 
+@pytest.mark.parametrize("keys,trips", [(300, 12), (5, 200), (1024, 1024)])
+def test_table_chain_dispatches_one_invocation_per_key(keys, trips):
+    """A chain kernel that stores a per-(key, iteration) table takes its grid from that table; its
+    coarsening factor brings the grid back to >= keys invocations (not keys * trips, one acting lane
+    per workgroup), and for nvidia the local size spreads the keys over the SMs."""
+    from vyre_vk.compile import Options, compile_program
+
+    c = compile_program(_chain(c=8, keys=keys, trips=trips), Options(device_class="nvidia"))
+    counts = {b.name: b.count for b in c.program.buffers}
+    chains = [(st, g) for st, g in zip(c.stages, c.grids(counts)) if st.factor > 1]
+    assert len(chains) == 1 and chains[0][0].factor == trips  # chain {a}: stores a at each iteration
+    st, g = chains[0]
+    # nvidia: halved from 256 while under 132 workgroups, not below 16 lanes
+    assert st.program.workgroup_size[0] == 16 and g[0] == -(-keys // 16)
+
+
 FIRED: list = []
 
 

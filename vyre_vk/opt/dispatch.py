@@ -157,6 +157,9 @@ def workgroup_size(p: Program, local_size: int = 256, min_workgroups: int = 1,
     why = uses_workgroup_scope(p)
     if why or not _one_d(p) or any(isinstance(n, N.Region) and n.generator == WG_GENERATOR for n in p.entry):
         return p, ""
+    factor = coarsen_factor(p)
+    if factor > 1:
+        return _hinted_size(p, factor, local_size, min_workgroups, min_local)
     total = invocation_total(p)
     if total is None:
         return p, ""
@@ -261,6 +264,26 @@ def _coarsened(p: Program, factor: int) -> Optional[Program]:
     )
     return Program(p.buffers, p.workgroup_size, (Region(f"{COARSEN_GENERATOR}:{factor}", None, body),),
                    p.entry_op_id, p.non_composable_with_self)
+
+
+def _hinted_size(p: Program, factor: int, local_size: int, min_workgroups: int,
+                 min_local: int) -> tuple[Program, str]:
+    """A coarsened program whose ids act only below ``c <= count / factor`` (keychain's chain
+    kernels): any local size dispatches ceil(ceil(count / local) / factor) * local >= c ids, so it
+    is chosen as for a program of c invocations."""
+    inner = Program(p.buffers, p.workgroup_size, p.entry[0].body, p.entry_op_id, p.non_composable_with_self)
+    c, n = inert_from(inner), min_invocations(p) // factor
+    if c is None or not 0 < c <= n:
+        return p, ""
+    size = local_size
+    while size // 2 >= min_local and -(-c // size) < min_workgroups:
+        size //= 2
+    if size == int(p.workgroup_size[0]):
+        return p, ""
+    body = (Region(p.entry[0].generator, None, (Region(WG_GENERATOR, None, inner.entry),)),)
+    return (Program(p.buffers, (size, 1, 1), body, p.entry_op_id, p.non_composable_with_self),
+            f"{c} acting invocations, one per {factor} elements of the largest result: local size "
+            f"{p.workgroup_size[0]} -> {size} ({-(-c // size)} workgroups); ids >= {c} do nothing")
 
 
 def _coarsen_why(factor: int) -> str:

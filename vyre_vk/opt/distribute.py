@@ -28,6 +28,7 @@ from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess
 from ..ir.walk import node_all_exprs, walk_nodes
 from .analysis import expr_vars, read_only
+from .dispatch import COARSEN_GENERATOR
 
 KEYCHAIN_GENERATOR = "vyre_vk.opt.keychain"
 
@@ -153,7 +154,7 @@ def distribute(ch: Chain) -> Optional[tuple[list, dict, dict]]:
                                                              E.LitU32(ch.lo))), *body), ()))))
 
     def chain_stage(k: int, g: set) -> None:
-        """One invocation per key (every trips-th id: one chain per warp), the group's loop in order."""
+        """One invocation per key, the group's loop in order."""
         own = [n for n in ch.before if n.name in g]
         body = [N.Let(x, E.Load(names[x], slot)) for x in loads[k]]
         body += [N.Let(c, E.Load(start[c], slot)) for c in others[k]]
@@ -163,18 +164,16 @@ def distribute(ch: Chain) -> Optional[tuple[list, dict, dict]]:
         tail = [N.Store(final[c], kvar, E.Var(c)) for c in sorted(g) if c in final]
         chain = N.If(ch.cond, (*inits, *own, N.Loop(ch.var, E.LitU32(ch.lo), E.LitU32(ch.lo + ch.trips), tuple(body)),
                                *tail), ())
-        if any(c in start for c in g):
-            # the grid covers a per-(key, iteration) table: id key * trips runs key's chain, one chain
-            # per warp across the chip rather than all packed into the grid's first workgroups
-            g_ = E.Var(ch.fresh("g"))
-            stages.append(_program(ch, decl, (
-                N.Let(g_.name, E.InvocationId(0)),
-                N.If(E.BinOpExpr(BinOp.Eq, E.BinOpExpr(BinOp.Mod, g_, E.LitU32(ch.trips)), E.LitU32(0)), (
-                    N.Let(ch.key, E.BinOpExpr(BinOp.Div, g_, E.LitU32(ch.trips))), *ch.top, chain), ()))))
-        else:  # only per-key results: the grid is the keys (workgroup_size then spreads them)
-            stages.append(_program(ch, decl, (
-                N.Let(ch.key, E.InvocationId(0)),
-                N.If(E.BinOpExpr(BinOp.Lt, kvar, E.LitU32(ch.nkeys)), (*ch.top, chain), ()))))
+        # One invocation per key. A stage that stores a per-(key, iteration) table gets its grid from
+        # that table (keys x trips): the coarsening factor `trips` brings it back to the keys, so
+        # workgroup_size spreads them as it does the others. Before, every trips-th id ran a chain,
+        # one acting lane per 256-lane workgroup: flash_attention's max chain took 0.205 ms on an
+        # H100, 0.050 ms now (tools/bench/stage_times.py, one run each way).
+        tables = any(c in start for c in g)
+        stages.append(_program(ch, decl, (
+            N.Let(ch.key, E.InvocationId(0)),
+            N.If(E.BinOpExpr(BinOp.Lt, kvar, E.LitU32(ch.nkeys)), (*ch.top, chain), ())),
+            factor=ch.trips if tables else 1))
 
     for k in range(-1, len(groups)):
         if k >= 0:
@@ -186,9 +185,12 @@ def distribute(ch: Chain) -> Optional[tuple[list, dict, dict]]:
     return stages, out_tables, decl
 
 
-def _program(ch: Chain, decl: dict, body: tuple) -> Program:
-    """A pre-pass program: the buffers it loads (read-only, renumbered) and the tables it stores."""
+def _program(ch: Chain, decl: dict, body: tuple, factor: int = 1) -> Program:
+    """A pre-pass program: the buffers it loads (read-only, renumbered) and the tables it stores;
+    `factor` > 1: ids act only below count / factor of its largest table (a coarsened grid)."""
     root = Region(KEYCHAIN_GENERATOR, None, body)
+    if factor > 1:
+        root = Region(f"{COARSEN_GENERATOR}:{factor}", None, (root,))
     loads = {x.buffer for x in node_all_exprs([root]) if isinstance(x, E.Load)}
     stores = {n.buffer for n in walk_nodes(body) if isinstance(n, N.Store)}
     bufs = [read_only(b, 0) for b in ch.p.buffers if b.name in loads]

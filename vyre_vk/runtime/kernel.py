@@ -20,7 +20,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -141,7 +141,7 @@ class Kernel:
         self.max_plans = max_plans
         self.stats = KernelStats()
         self._plans: "OrderedDict[tuple, _Plan]" = OrderedDict()
-        self._repeat: Optional[tuple] = None  # (check, plan): the last run's inputs, for the next (run)
+        self._repeat: Optional[Callable] = None  # the last run's plan replayed for like inputs (run)
         self._grids: dict[tuple, list[tuple[int, int, int]]] = {}
         self._lock = threading.Lock()
         self._bind = Binder(self.program.buffers)
@@ -270,12 +270,14 @@ class Kernel:
         fresh = [t for n, t in tensors.items() if n not in resident]  # scratch and fillers start zeroed
         staged = not host or fell_back
         if fresh and staged:  # every buffer resident (Device.array): kp refuses an empty sync
-            seq.record(kp_bridge.sync_device(fresh))
+            seq.record(kp_bridge.sync_device(fresh)).record(kp_bridge.transfer_barrier(fresh))
+        # the dispatches record no barriers of their own: the copies above have theirs, the host's
+        # writes are visible to a later submission, the stages' order is self.ops' barriers
         for op, arg in self.ops:
             if op == "barrier":
                 seq.record(kp_bridge.compute_barrier([tensors[n] for n in arg]))
             else:
-                seq.record(kp_bridge.dispatch(algorithms[arg]))
+                seq.record(kp_bridge.dispatch(algorithms[arg], ordered=True))
         if downloads or traps:
             back = [tensors[n] for n in downloads] + [t for _, t in traps]
             if staged:
@@ -321,35 +323,58 @@ class Kernel:
                 arrays[name] = canon(arrays[name])
         return arrays, self.grids_for(arrays, grid)
 
-    def _repeat_check(self, inputs: Any, arrays: dict, plan: _Plan):
-        """A check that `inputs` of a later run bind exactly as these did (same names, plain 1-D
-        contiguous arrays of the same dtypes and sizes), so that run may skip binding and planning
-        (~5 us of a tiny kernel's submit+wait); None where this run does not qualify."""
+    def _repeat_check(self, inputs: Any, arrays: dict, plan: _Plan) -> Optional[Callable[[Any], Optional[dict]]]:
+        """A rerun for a later run whose `inputs` bind exactly as these did (same names, plain 1-D
+        contiguous arrays of the same dtypes and sizes): the plan's mapped views written, its
+        sequence replayed, the results copied, with no binding, planning or plan lookup by sizes (a
+        tiny kernel's submit+wait is mostly this). It returns None, having done nothing, where the
+        inputs differ or the plan was dropped since. None where this run does not qualify."""
         if type(inputs) is not dict or self._canon or len(inputs) != len(self._bind.logical):
             return None
-        specs = tuple((n, arrays[n].dtype, arrays[n].size) for n in inputs)
         if any(type(inputs[n]) is not np.ndarray or inputs[n] is not arrays[n] for n in inputs):
             return None
+        # shape (n,) and stride (itemsize,): 1-D and contiguous without building a flags object
+        specs = tuple((n, arrays[n].dtype, (arrays[n].size,), (arrays[n].itemsize,), plan.staging[n])
+                      for n in inputs if n in plan.staging)
+        if len(specs) != len(inputs):
+            return None
+        zeros = [v for n, v in plan.staging.items() if n not in inputs]
+        results = tuple(plan.results.items())
+        count, dev, plans, seq, key = len(specs), self.device, self._plans, plan.sequence, plan.key
 
-        def same(new: Any) -> bool:
-            if type(new) is not dict or len(new) != len(specs):
-                return False
-            for name, dtype, size in specs:
+        def rerun(new: Any) -> Optional[dict]:
+            if type(new) is not dict or len(new) != count:
+                return None
+            for name, dtype, shape, strides, _ in specs:
                 v = new.get(name)
-                if type(v) is not np.ndarray or v.dtype != dtype or v.size != size or v.ndim != 1 \
-                        or not v.flags.c_contiguous:
-                    return False
-            return True
-        return same, plan
+                if type(v) is not np.ndarray or v.shape != shape or v.strides != strides or v.dtype != dtype:
+                    return None
+            if dev._forked or dev._closed:
+                dev.check_usable()  # raises the DeviceError that says why
+            with dev.lock:  # every change to self._plans holds it too: the kernel's own lock is not needed
+                if dev._closed or plans.get(key) is not plan:
+                    return None
+                for name, _, _, _, staging in specs:
+                    staging[:] = new[name]
+                for z in zeros:
+                    z.fill(0)
+                seq.eval()
+                self._check_traps(plan)
+                self.stats.runs += 1
+                return {n: view.copy() for n, view in results}
+        return rerun
 
     def _write_staging(self, plan: _Plan, arrays: dict) -> None:
         for name, staging in plan.staging.items():
-            if name in arrays:
-                staging[:] = arrays[name]
-            else:
+            v = arrays.get(name)
+            if v is None:
                 staging.fill(0)
+            else:
+                staging[:] = v
 
     def _check_traps(self, plan: _Plan) -> None:
+        if not plan.trap_words:
+            return
         for k, words in plan.trap_words:
             if words[0]:
                 st, code, inv = self.stages[k], int(words[1]), int(words[2])
@@ -365,9 +390,9 @@ class Kernel:
         kernel hands such a run to the program as written (compiled on first use)."""
         if grid is not None and self.compiled.optimized:
             return self.device.compile(self.program, optimize=False).run(inputs, grid=grid)
-        repeat = self._repeat if grid is None else None
-        if repeat is not None and repeat[0](inputs):
-            out = self._rerun(inputs, repeat[1])
+        rerun = self._repeat if grid is None else None
+        if rerun is not None:
+            out = rerun(inputs)
             if out is not None:
                 return self._ranges(out)
         self.device.check_usable()  # before the lock: a forked child must not wait on the parent's
@@ -381,18 +406,6 @@ class Kernel:
             out = self._execute(plan, arrays)
         return self._ranges(out)
 
-    def _rerun(self, inputs: dict, plan: _Plan) -> Optional[dict]:
-        """A run with inputs shaped as the last run's (its check passed): the plan's mapped views
-        written, its sequence replayed, the results copied; no binding, planning or plan lookup by
-        sizes (a tiny kernel's submit+wait is mostly this). None if the plan was dropped since."""
-        dev = self.device
-        if dev._forked or dev._closed:
-            dev.check_usable()  # raises the DeviceError that says why
-        with dev.lock, self._lock:
-            if dev._closed or self._plans.get(plan.key) is not plan:
-                return None
-            return self._execute(plan, inputs)
-
     def _execute(self, plan: _Plan, arrays: dict) -> dict:
         """One run of a plan (locks held): inputs in, sequence replayed, traps raised, results copied."""
         self._write_staging(plan, arrays)
@@ -402,6 +415,8 @@ class Kernel:
         return {n: view.copy() for n, view in plan.results.items()}
 
     def _ranges(self, out: dict) -> dict:
+        if not self._ranged:
+            return out
         for b in self._ranged:  # with_output_byte_range: only that slice, as the reference returns
             lo, hi = b.output_byte_range
             raw = out[b.name].view(np.uint8)[lo:hi]
@@ -430,7 +445,7 @@ class Kernel:
             seq = self.device.manager.sequence(0, len(plan.ops))
             for op, arg in plan.ops:
                 seq.record(kp_bridge.compute_barrier([plan.tensors[n] for n in arg]) if op == "barrier"
-                           else kp_bridge.dispatch(plan.algorithms[arg]))
+                           else kp_bridge.dispatch(plan.algorithms[arg], ordered=True))
             try:
                 for _ in range(repeats):
                     t0 = time.perf_counter()
@@ -449,7 +464,7 @@ class Kernel:
 
         The kernel stays usable: its next run rebuilds them from the kept SPIR-V. To also
         drop it from the device's cache, use ``device.forget(kernel)``."""
-        with self._lock:
+        with self.device.lock, self._lock:  # kp objects are destroyed under the device's lock, as made
             if not self.device.closed:
                 for plan in self._plans.values():
                     plan.destroy()

@@ -27,7 +27,7 @@ REQUIRED_PATCHES = ("0001-sequence-reuse-fence", "0002-python-op-memory-barrier"
                     "0003-python-eval-async-no-arg", "0005-sequence-reset-timestamp-queries",
                     "0006-sequence-spin-wait", "0007-manager-check-create-instance",
                     "0008-python-device-limits", "0009-manager-enable-float64",
-                    "0010-manager-enable-8bit-storage")
+                    "0010-manager-enable-8bit-storage", "0011-python-op-dispatch-bare")
 
 # kp 0.9.0's tensor_t accepts exactly these; bool is stored as one 32-bit word
 # by the IR, so the runtime never hands kp a numpy bool array.
@@ -146,8 +146,18 @@ def algorithm(mgr: "kp.Manager", tensors: Sequence["kp.Tensor"], spirv: bytes,
     return mgr.algorithm(list(tensors), spirv, list(workgroups), spec, _EMPTY_CONSTS)
 
 
-def dispatch(algo: "kp.Algorithm") -> "kp.OpAlgoDispatch":
-    return kp.OpAlgoDispatch(algo, _EMPTY_CONSTS)
+def dispatch(algo: "kp.Algorithm", ordered: bool = False) -> "kp.OpBase":
+    """A dispatch of `algo`. kp's OpAlgoDispatch first records a transfer -> compute barrier per
+    tensor; ``ordered=True`` records the dispatch alone (kp patch 0011), for a caller that records
+    the barriers its tensors need (:func:`transfer_barrier` after a staging copy)."""
+    return kp.OpDispatchBare(algo) if ordered else kp.OpAlgoDispatch(algo, _EMPTY_CONSTS)
+
+
+def transfer_barrier(tensors: Sequence["kp.Tensor"]) -> "kp.OpMemoryBarrier":
+    """Order staging copies (:func:`sync_device`) before the shaders that read or write the tensors."""
+    return kp.OpMemoryBarrier(list(tensors), kp.ACCESS_TRANSFER_WRITE,
+                              kp.ACCESS_SHADER_READ | kp.ACCESS_SHADER_WRITE, kp.STAGE_TRANSFER,
+                              kp.STAGE_COMPUTE_SHADER)
 
 
 def sync_device(tensors: Sequence["kp.Tensor"]) -> "kp.OpTensorSyncDevice":

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""GEMV row chains by layout (a probe, not a benchmark of record): what linear_relu's exact schedule
+could reach if its weight rows were read transposed.
+
+linear_relu keeps one serial chain per output row, ``acc = acc + w[r*K + k] * x[k]`` for k in order.
+Lanes r, r+1 of a warp then load from rows 16 KB apart: every load touches 32 cache lines. This
+times, with GPU timestamps on raw kp (K = N = 4096, f32, medians of --reps):
+
+- ``rows``: that schedule (32 loads issued ahead, as unroll does; also 64 and 128), local sizes 16 to 256;
+- ``transposed``: the same chains reading ``wt[k*N + r]`` (one line per warp load);
+- ``transpose``: a 32x32-tiled transpose through workgroup memory, w -> wt (the pre-pass's cost).
+
+The bits of ``rows`` and ``transposed`` are compared: the order of each chain's operations is
+the same, only the address of each weight differs.
+
+    python3 tools/bench/gemv_layouts.py [--reps 20]
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+CHAIN = """#version 450
+layout(local_size_x = {local}) in;
+layout(std430, binding = 0) readonly buffer W {{ float w[]; }};
+layout(std430, binding = 1) readonly buffer X {{ float x[]; }};
+layout(std430, binding = 2) buffer O {{ float o[]; }};
+void main() {{
+    uint r = gl_GlobalInvocationID.x;
+    if (r >= {n}u) return;
+    precise float acc = 0.0;
+    for (uint k0 = 0u; k0 < {k}u; k0 += {depth}u) {{
+        float v[{depth}];
+        for (uint j = 0u; j < {depth}u; j++) v[j] = w[{index}];
+        for (uint j = 0u; j < {depth}u; j++) {{ precise float p = v[j] * x[k0 + j]; acc = acc + p; }}
+    }}
+    o[r] = max(acc, 0.0);
+}}
+"""
+TRANSPOSE = """#version 450
+layout(local_size_x = 32, local_size_y = 8) in;
+layout(std430, binding = 0) readonly buffer W { float w[]; };
+layout(std430, binding = 1) buffer T { float t[]; };
+shared float tile[32][33];
+void main() {
+    uint bx = gl_WorkGroupID.x * 32u, by = gl_WorkGroupID.y * 32u;  // tile: rows by.., columns bx..
+    uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
+    for (uint j = 0u; j < 32u; j += 8u) tile[ty + j][tx] = w[(by + ty + j) * %(k)du + bx + tx];
+    barrier();
+    for (uint j = 0u; j < 32u; j += 8u) t[(bx + ty + j) * %(n)du + by + tx] = tile[tx][ty + j];
+}
+"""
+
+
+def _chains(w: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Each row's ``acc = acc + w[r, k] * x[k]`` in k order, f32 roundings, all rows at once."""
+    acc = np.zeros(w.shape[0], np.float32)
+    for k in range(w.shape[1]):
+        acc = acc + w[:, k] * x[k]
+    return acc
+
+
+def main(argv=None) -> int:
+    from vyre_vk import spirv
+    from vyre_vk.runtime import Device, kp_bridge
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=4096, help="K = N (a multiple of 32)")
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--period-ns", type=float, default=1.0, help="timestampPeriod (1.0 on H100/H200)")
+    ap.add_argument("--warm-s", type=float, default=1.0, help="seconds of dispatches first (idle clocks)")
+    args = ap.parse_args(argv)
+    K = N = args.n
+    dev = Device()
+    mgr = dev.manager
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal(N * K).astype(np.float32)
+    x = rng.standard_normal(K).astype(np.float32)
+    tw, tx = kp_bridge.tensor(mgr, w), kp_bridge.tensor(mgr, x)
+    twt = kp_bridge.tensor(mgr, np.ascontiguousarray(w.reshape(N, K).T).reshape(-1))
+    tmp = kp_bridge.tensor(mgr, np.zeros(N * K, np.float32))
+    mgr.sequence().record(kp_bridge.sync_device([tw, tx, twt, tmp])).eval()  # kp uploads on a sync only
+    outs = {}
+
+    def timed(algo) -> float:
+        seq = mgr.sequence(0, 2).record(kp_bridge.dispatch(algo, ordered=True))
+        end = time.perf_counter() + args.warm_s
+        while time.perf_counter() < end:
+            seq.eval()
+        ts = []
+        for _ in range(args.reps + 3):
+            seq.eval()
+            t = seq.get_timestamps()
+            ts.append((t[-1] - t[0]) * args.period_ns * 1e-3)
+        seq.destroy()
+        return statistics.median(ts[3:])
+
+    rows = {}
+    for name, index, wt in (("rows", "r * %du + k0 + j" % K, tw), ("transposed", "(k0 + j) * %du + r" % N, twt)):
+        for local, depth in ((16, 32), (64, 32), (256, 32), (16, 64), (16, 128), (32, 128)):
+            if name == "transposed" and depth > 32:
+                continue
+            to = kp_bridge.tensor(mgr, np.zeros(N, np.float32))
+            words = spirv.compile_glsl(CHAIN.format(local=local, depth=depth, n=N, k=K, index=index))
+            algo = kp_bridge.algorithm(mgr, [wt, tx, to], words, (-(-N // local), 1, 1))
+            us = timed(algo)
+            mgr.sequence().record(kp_bridge.sync_local([to])).eval()
+            outs[(name, local, depth)] = to.data().copy()
+            rows[f"{name}, local {local}, {depth} ahead"] = us
+            for o in (algo, to):
+                o.destroy()
+    algo = kp_bridge.algorithm(mgr, [tw, tmp], spirv.compile_glsl(TRANSPOSE % {"k": K, "n": N}), (K // 32, N // 32, 1))
+    rows["transpose 32x32 tiles"] = timed(algo)
+    mgr.sequence().record(kp_bridge.sync_local([tmp])).eval()
+    same_t = np.array_equal(tmp.data(), np.ascontiguousarray(w.reshape(N, K).T).reshape(-1))
+    want = np.maximum(np.float32(0), _chains(w.reshape(N, K), x))
+    same = all(np.array_equal(v.view(np.uint32), want.view(np.uint32)) for v in outs.values())
+    print(f"device: {dev.name}; K = N = {K}; every layout gives the chains' bits (NumPy, in order): {same}; transpose exact: {same_t}")
+    for k, us in rows.items():
+        print(f"  {k:28} {us:9.1f} us")
+    for o in (algo, tw, tx, twt, tmp):
+        o.destroy()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
