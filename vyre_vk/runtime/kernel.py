@@ -355,7 +355,7 @@ class Kernel:
                 if dev._closed or plans.get(key) is not plan:
                     return None
                 for name, _, _, _, staging in specs:
-                    staging[:] = new[name]
+                    staging[...] = new[name]  # [...] is half the cost of [:] for a small array
                 for z in zeros:
                     z.fill(0)
                 seq.eval()
