@@ -79,7 +79,16 @@ void main() { uint i = gl_GlobalInvocationID.x; if (i < a.length()) a[i] = a[i] 
     t.data()[:] = x
     seq.eval()  # replayed: the staging copy, both dispatches and the download again
     np.testing.assert_array_equal(t.data(), (x + 1) * 3)
-    for o in (seq, add, mul, t):
+    # patch 0012: the same order through one global barrier each (no tensor named)
+    glob = (mgr.sequence().record(kp_bridge.sync_device([t])).record(kp_bridge.transfer_barrier([t]))
+            .record(kp_bridge.dispatch(add, ordered=True))
+            .record(kp.OpGlobalBarrier(kp.ACCESS_SHADER_WRITE, kp.ACCESS_SHADER_READ | kp.ACCESS_SHADER_WRITE,
+                                       kp.STAGE_COMPUTE_SHADER, kp.STAGE_COMPUTE_SHADER))
+            .record(kp_bridge.dispatch(mul, ordered=True)).record(kp_bridge.sync_local([t])))
+    t.data()[:] = x + 5
+    glob.eval()
+    np.testing.assert_array_equal(t.data(), (x + 6) * 3)
+    for o in (seq, glob, add, mul, t):
         o.destroy()
 
 

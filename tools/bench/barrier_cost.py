@@ -9,7 +9,7 @@ it lists. This times, on host-visible tensors, medians of `--evals` evals of:
 - OpMemoryBarrier over k tensors (k vkCmdPipelineBarrier calls), k = 1, 2, 4, 8;
 - one 64-lane dispatch of an algorithm binding k tensors (k barriers before it);
 - the same dispatch recorded bare (kp patch 0011: no barrier), alone and followed by the host-read
-  barrier that a run's results need.
+  barrier that a run's results need, as buffer barriers or as one global barrier (kp patch 0012).
 
     python3 tools/bench/barrier_cost.py [--evals 2000]
 """
@@ -31,6 +31,7 @@ def glsl(k: int) -> str:
 
 def main(argv=None) -> int:
     import kp
+    import kp
     from vyre_vk import spirv
     from vyre_vk.runtime import Device, kp_bridge
 
@@ -44,12 +45,20 @@ def main(argv=None) -> int:
     algos = []
     for k in (1, 2, 4, 8):
         seqs[f"barrier x{k}"] = mgr.sequence().record(kp_bridge.compute_barrier(tensors[:k]))
+        if k == 1:
+            seqs["global barrier"] = mgr.sequence().record(kp.OpGlobalBarrier(
+                kp.ACCESS_SHADER_WRITE, kp.ACCESS_SHADER_READ | kp.ACCESS_SHADER_WRITE, kp.STAGE_COMPUTE_SHADER,
+                kp.STAGE_COMPUTE_SHADER))
         algo = kp_bridge.algorithm(mgr, tensors[:k], spirv.compile_glsl(glsl(k)), (1, 1, 1))
         algos.append(algo)
         seqs[f"dispatch, {k} tensors"] = mgr.sequence().record(kp_bridge.dispatch(algo))
         seqs[f"bare dispatch, {k}"] = mgr.sequence().record(kp_bridge.dispatch(algo, ordered=True))
         seqs[f"bare + host barrier, {k}"] = (mgr.sequence().record(kp_bridge.dispatch(algo, ordered=True))
                                              .record(kp_bridge.host_read_barrier(tensors[:1])))
+        seqs[f"bare + global host barrier, {k}"] = (
+            mgr.sequence().record(kp_bridge.dispatch(algo, ordered=True))
+            .record(kp.OpGlobalBarrier(kp.ACCESS_SHADER_WRITE, kp.ACCESS_HOST_READ, kp.STAGE_COMPUTE_SHADER,
+                                       kp.STAGE_HOST)))
     times: dict = {name: [] for name in seqs}
     for s in seqs.values():
         for _ in range(200):
@@ -63,7 +72,7 @@ def main(argv=None) -> int:
     res = {name: round(statistics.median(x) * 1e6, 2) for name, x in times.items()}
     print(json.dumps({"device": dev.name, "us": res}))
     for name, us in res.items():
-        print(f"  {name:26} {us:8.2f} us")
+        print(f"  {name:33} {us:8.2f} us")
     for s in list(seqs.values()) + algos + tensors:
         s.destroy()
     return 0

@@ -27,7 +27,8 @@ REQUIRED_PATCHES = ("0001-sequence-reuse-fence", "0002-python-op-memory-barrier"
                     "0003-python-eval-async-no-arg", "0005-sequence-reset-timestamp-queries",
                     "0006-sequence-spin-wait", "0007-manager-check-create-instance",
                     "0008-python-device-limits", "0009-manager-enable-float64",
-                    "0010-manager-enable-8bit-storage", "0011-python-op-dispatch-bare")
+                    "0010-manager-enable-8bit-storage", "0011-python-op-dispatch-bare",
+                    "0012-python-op-global-barrier")
 
 # kp 0.9.0's tensor_t accepts exactly these; bool is stored as one 32-bit word
 # by the IR, so the runtime never hands kp a numpy bool array.
@@ -168,13 +169,24 @@ def sync_local(tensors: Sequence["kp.Tensor"]) -> "kp.OpTensorSyncLocal":
     return kp.OpTensorSyncLocal(list(tensors))
 
 
-def host_read_barrier(tensors: Sequence["kp.Tensor"]) -> "kp.OpMemoryBarrier":
+#: ``$VYRE_VK_GLOBAL_BARRIERS=1``: the runtime's host-read and compute barriers as one global memory
+#: barrier each (kp patch 0012) instead of a buffer barrier per tensor (an A/B knob for measurements).
+GLOBAL_BARRIERS = os.environ.get("VYRE_VK_GLOBAL_BARRIERS") == "1"
+
+
+def host_read_barrier(tensors: Sequence["kp.Tensor"]) -> "kp.OpBase":
     """Make shader writes to host-visible tensors visible to the host (a fence wait alone does not).
     kp's OpTensorSyncLocal records nothing for host tensors, so this is the whole download."""
+    if GLOBAL_BARRIERS:
+        return kp.OpGlobalBarrier(kp.ACCESS_SHADER_WRITE, kp.ACCESS_HOST_READ, kp.STAGE_COMPUTE_SHADER,
+                                  kp.STAGE_HOST)
     return kp.OpMemoryBarrier(list(tensors), kp.ACCESS_SHADER_WRITE, kp.ACCESS_HOST_READ,
                               kp.STAGE_COMPUTE_SHADER, kp.STAGE_HOST)
 
 
-def compute_barrier(tensors: Sequence["kp.Tensor"]) -> "kp.OpMemoryBarrier":
+def compute_barrier(tensors: Sequence["kp.Tensor"]) -> "kp.OpBase":
     """Order earlier compute writes before later compute reads and writes."""
+    if GLOBAL_BARRIERS:
+        return kp.OpGlobalBarrier(kp.ACCESS_SHADER_WRITE, kp.ACCESS_SHADER_READ | kp.ACCESS_SHADER_WRITE,
+                                  kp.STAGE_COMPUTE_SHADER, kp.STAGE_COMPUTE_SHADER)
     return kp.OpMemoryBarrier(list(tensors))

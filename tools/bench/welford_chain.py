@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Where reduce_variance's time goes (a probe, not a benchmark of record): its exact schedule runs
+256 serial Welford chains (``n += 1; d = x - m1; m1 += d / n; m2 += d * (x - m1)``) of n / 256
+steps each, with the division correctly rounded (Markstein's correction from RN(1/n)) and every
+result's exponent checked (the speculation's state). This times hand-written variants of that
+chain on raw kp with GPU timestamps, each checked against NumPy's f32 chains bit for bit (where
+the device's fma is fused, as Markstein's step needs: not on lavapipe):
+
+- ``track``: the speculation state (exponent-field minimum, division window) on or off;
+- ``table``: RN(1/n) read from a table instead of computed in the chain;
+- ``depth``: loads issued ahead per block of steps; ``local``: lanes per workgroup;
+- ``plain a/b``: the device's own division (correctly rounded on lavapipe, so there it checks the
+  chain's logic; not on NVIDIA).
+
+    python3 tools/bench/welford_chain.py [--steps 65536] [--reps 10]
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+CHAINS = 256
+SHADER = """#version 450
+layout(local_size_x = {local}) in;
+layout(std430, binding = 0) readonly buffer I {{ float inp[]; }};
+layout(std430, binding = 1) readonly buffer Y {{ float ytab[]; }};
+layout(std430, binding = 2) buffer O {{ float o[]; }};
+uint state;
+float rcp_rn(float d) {{
+    precise float y0 = 1.0 / d;
+    precise float y1 = fma(fma(-d, y0, 1.0), y0, y0);
+    precise float e1 = fma(-d, y1, 1.0);
+    uint uy = floatBitsToUint(y1);
+    uint un = e1 > 0.0 ? uy + 1u : uy - 1u;
+    precise float e2 = fma(-uintBitsToFloat(un), d, 1.0);
+    return uintBitsToFloat((e1 != 0.0 && abs(e2) < abs(e1)) ? un : uy);
+}}
+bool window(uint ua, uint ub) {{
+    uint ea = (ua >> 23) & 0xFFu, eb = (ub >> 23) & 0xFFu;
+    int de = int(ea) - int(eb);
+    return ea >= 50u && ea <= 254u && eb >= 2u && eb <= 252u && de >= -124 && de <= 125;
+}}
+float track(float r) {{
+    if ({track}) state = min(state, floatBitsToUint(r) & 0x7F800000u);
+    return r;
+}}
+float qdiv(float a, float b, uint n) {{
+    if ({plain}) {{ precise float q = a / b; return q; }}  // the device's division (exact on lavapipe)
+    float y = {table} ? ytab[n - 1u] : rcp_rn(b);
+    precise float q0 = a * y;
+    precise float q1 = fma(fma(-q0, b, a), y, q0);
+    if ({track}) state = window(floatBitsToUint(a), floatBitsToUint(b)) ? state : 0u;
+    return q1;
+}}
+void main() {{
+    uint lane = gl_GlobalInvocationID.x;
+    if (lane >= {chains}u) return;
+    state = 0x7F800000u;
+    uint n = 1u;  // the first step, exactly: m1 = 0 + x0 / 1 = x0, m2 = 0 + x0 * (x0 - x0) = +0
+    float m1 = inp[lane], m2 = 0.0;
+    for (uint c0 = 0u; c0 < {steps}u; c0 += {depth}u) {{
+        float v[{depth}];
+        for (uint j = 0u; j < {depth}u; j++) v[j] = inp[(1u + c0 + j) * {chains}u + lane];
+        for (uint j = 0u; j < {depth}u; j++) {{
+            float x = v[j];
+            n += 1u;
+            precise float d = x - m1;
+            d = track(d);
+            precise float m = m1 + qdiv(d, float(n), n);
+            m1 = track(m);
+            precise float d2 = x - m1;
+            d2 = track(d2);
+            precise float p = d * d2;
+            p = track(p);
+            precise float s = m2 + p;
+            m2 = track(s);
+        }}
+    }}
+    o[lane * 3u] = m1;
+    o[lane * 3u + 1u] = m2;
+    o[lane * 3u + 2u] = uintBitsToFloat(state);
+}}
+"""
+
+
+def chains_numpy(x: np.ndarray, steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every chain's (m1, m2) in f32 after its first step and `steps` more, in order (NumPy's f32
+    division is correctly rounded)."""
+    rows = x.reshape(steps + 1, CHAINS)
+    m1, m2 = rows[0].copy(), np.zeros(CHAINS, np.float32)
+    for i in range(1, steps + 1):
+        d = rows[i] - m1
+        m1 = m1 + d / np.float32(i + 1)
+        m2 = m2 + d * (rows[i] - m1)
+    return m1, m2
+
+
+def main(argv=None) -> int:
+    from vyre_vk import spirv
+    from vyre_vk.runtime import Device, kp_bridge
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=65536, help="steps per chain (a multiple of 64)")
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--warm-s", type=float, default=1.0)
+    ap.add_argument("--period-ns", type=float, default=1.0)
+    args = ap.parse_args(argv)
+    steps = args.steps
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((steps + 1) * CHAINS).astype(np.float32)
+    want1, want2 = chains_numpy(x, steps)
+    y = (np.float32(1) / np.arange(1, steps + 2, dtype=np.float32)).astype(np.float32)  # RN(1/n)
+    dev = Device()
+    mgr = dev.manager
+    ti, ty = kp_bridge.tensor(mgr, x), kp_bridge.tensor(mgr, y)
+    mgr.sequence().record(kp_bridge.sync_device([ti, ty])).eval()
+    variants = [dict(track=1, table=0, depth=32, local=16), dict(track=0, table=0, depth=32, local=16),
+                dict(track=1, table=1, depth=32, local=16), dict(track=0, table=1, depth=32, local=16),
+                dict(track=1, table=0, depth=8, local=16), dict(track=1, table=0, depth=64, local=16),
+                dict(track=1, table=0, depth=32, local=1), dict(track=1, table=0, depth=32, local=64),
+                dict(track=0, table=0, depth=32, local=16, plain=1)]
+    print(f"device: {dev.name}; {CHAINS} chains x {steps} steps")
+    for v in variants:
+        src = SHADER.format(chains=CHAINS, steps=steps, track="true" if v["track"] else "false",
+                            table="true" if v["table"] else "false", plain="true" if v.get("plain") else "false", depth=v["depth"], local=v["local"])
+        to = kp_bridge.tensor(mgr, np.zeros(CHAINS * 3, np.float32))
+        algo = kp_bridge.algorithm(mgr, [ti, ty, to], spirv.compile_glsl(src), (-(-CHAINS // v["local"]), 1, 1))
+        seq = mgr.sequence(0, 2).record(kp_bridge.dispatch(algo, ordered=True))
+        end = time.perf_counter() + args.warm_s
+        while time.perf_counter() < end:
+            seq.eval()
+        ts = []
+        for _ in range(args.reps):
+            seq.eval()
+            t = seq.get_timestamps()
+            ts.append((t[-1] - t[0]) * args.period_ns * 1e-6)
+        mgr.sequence().record(kp_bridge.sync_local([to])).eval()
+        out = to.data().reshape(CHAINS, 3)
+        exact = (np.array_equal(out[:, 0].view(np.uint32), want1.view(np.uint32))
+                 and np.array_equal(out[:, 1].view(np.uint32), want2.view(np.uint32)))
+        state = "" if not v["track"] else f", state {'clean' if out[0, 2].view(np.uint32) != 0 else 'set'}"
+        print(f"  {'plain a/b' if v.get('plain') else 'Markstein'} track {v['track']} table {v['table']} depth {v['depth']:3} local {v['local']:3}: "
+              f"{statistics.median(ts):8.3f} ms, bits {'equal' if exact else 'DIFFER'}{state}")
+        for o in (seq, algo, to):
+            o.destroy()
+    for o in (ti, ty):
+        o.destroy()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
