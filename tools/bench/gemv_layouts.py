@@ -6,7 +6,8 @@ linear_relu keeps one serial chain per output row, ``acc = acc + w[r*K + k] * x[
 Lanes r, r+1 of a warp then load from rows 16 KB apart: every load touches 32 cache lines. This
 times, with GPU timestamps on raw kp (K = N = 4096, f32, medians of --reps):
 
-- ``rows``: that schedule (32 loads issued ahead, as unroll does; also 64 and 128), local sizes 16 to 256;
+- ``rows``: that schedule (32 loads issued ahead, as unroll does; also 64 and 128), local sizes 16 to 256,
+  the block as a `float v[depth]` array and two loops or written out as scalars (as unroll emits);
 - ``transposed``: the same chains reading ``wt[k*N + r]`` (one line per warp load);
 - ``transpose``: a 32x32-tiled transpose through workgroup memory, w -> wt (the pre-pass's cost).
 
@@ -40,6 +41,17 @@ void main() {{
     o[r] = max(acc, 0.0);
 }}
 """
+
+def unrolled(src: str, depth: int, index: str) -> str:
+    """`src` (CHAIN) with each block's loads and steps written out as scalars (v0, v1, ...) instead of
+    a `float v[depth]` array and two loops: whether the driver keeps the array in registers."""
+    loads = "".join(f"float v{j} = w[{index.replace('j', f'{j}u')}]; " for j in range(depth))
+    steps = "".join(f"{{ precise float p = v{j} * x[k0 + {j}u]; acc = acc + p; }} " for j in range(depth))
+    head = src.index("        float v[")
+    tail = src.index("    }\n    o[r]")
+    return src[:head] + "        " + loads + "\n        " + steps + "\n" + src[tail:]
+
+
 TRANSPOSE = """#version 450
 layout(local_size_x = 32, local_size_y = 8) in;
 layout(std430, binding = 0) readonly buffer W { float w[]; };
@@ -100,16 +112,18 @@ def main(argv=None) -> int:
 
     rows = {}
     for name, index, wt in (("rows", "r * %du + k0 + j" % K, tw), ("transposed", "(k0 + j) * %du + r" % N, twt)):
-        for local, depth in ((16, 32), (64, 32), (256, 32), (16, 64), (16, 128), (32, 128)):
-            if name == "transposed" and depth > 32:
+        for local, depth, scalars in ((16, 32, False), (64, 32, False), (256, 32, False), (16, 64, False),
+                                      (16, 128, False), (32, 128, False), (16, 32, True), (16, 128, True)):
+            if name == "transposed" and (depth > 32 or scalars):
                 continue
             to = kp_bridge.tensor(mgr, np.zeros(N, np.float32))
-            words = spirv.compile_glsl(CHAIN.format(local=local, depth=depth, n=N, k=K, index=index))
+            src = CHAIN.format(local=local, depth=depth, n=N, k=K, index=index)
+            words = spirv.compile_glsl(unrolled(src, depth, index) if scalars else src)
             algo = kp_bridge.algorithm(mgr, [wt, tx, to], words, (-(-N // local), 1, 1))
             us = timed(algo)
             mgr.sequence().record(kp_bridge.sync_local([to])).eval()
-            outs[(name, local, depth)] = to.data().copy()
-            rows[f"{name}, local {local}, {depth} ahead"] = us
+            outs[(name, local, depth, scalars)] = to.data().copy()
+            rows[f"{name}, local {local}, {depth} ahead{', scalars' if scalars else ''}"] = us
             for o in (algo, to):
                 o.destroy()
     algo = kp_bridge.algorithm(mgr, [tw, tmp], spirv.compile_glsl(TRANSPOSE % {"k": K, "n": N}), (K // 32, N // 32, 1))

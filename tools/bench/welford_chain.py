@@ -8,7 +8,8 @@ the device's fma is fused, as Markstein's step needs: not on lavapipe):
 
 - ``track``: the speculation state (exponent-field minimum, division window) on or off;
 - ``table``: RN(1/n) read from a table instead of computed in the chain;
-- ``depth``: loads issued ahead per block of steps; ``local``: lanes per workgroup;
+- ``depth``: loads issued ahead per block of steps; ``local``: lanes per workgroup; ``scalars``: the
+  block written out as scalars (as unroll emits) instead of an array and two loops;
 - ``plain a/b``: the device's own division (correctly rounded on lavapipe, so there it checks the
   chain's logic; not on NVIDIA).
 
@@ -86,6 +87,21 @@ void main() {{
 """
 
 
+STEP = ("{{ float x = v{j}; n += 1u; precise float d = x - m1; d = track(d); "
+        "precise float m = m1 + qdiv(d, float(n), n); m1 = track(m); precise float d2 = x - m1; "
+        "d2 = track(d2); precise float p = d * d2; p = track(p); precise float s = m2 + p; m2 = track(s); }}\n")
+
+
+def unrolled(src: str, depth: int, chains: int) -> str:
+    """`src` (SHADER, formatted) with each block written out as scalars v0, v1, ... and `depth` steps
+    instead of a `float v[depth]` array and two loops: whether the driver keeps the array in registers."""
+    loads = "".join(f"float v{j} = inp[(1u + c0 + {j}u) * {chains}u + lane]; " for j in range(depth))
+    steps = "".join(STEP.format(j=j) for j in range(depth))
+    head = src.index("        float v[")
+    tail = src.index("    }\n    o[lane * 3u]")
+    return src[:head] + "        " + loads + "\n" + steps + src[tail:]
+
+
 def chains_numpy(x: np.ndarray, steps: int) -> tuple[np.ndarray, np.ndarray]:
     """Every chain's (m1, m2) in f32 after its first step and `steps` more, in order (NumPy's f32
     division is correctly rounded)."""
@@ -121,11 +137,15 @@ def main(argv=None) -> int:
                 dict(track=1, table=1, depth=32, local=16), dict(track=0, table=1, depth=32, local=16),
                 dict(track=1, table=0, depth=8, local=16), dict(track=1, table=0, depth=64, local=16),
                 dict(track=1, table=0, depth=32, local=1), dict(track=1, table=0, depth=32, local=64),
-                dict(track=0, table=0, depth=32, local=16, plain=1)]
+                dict(track=0, table=0, depth=32, local=16, plain=1),
+                dict(track=1, table=0, depth=32, local=16, scalars=1), dict(track=0, table=0, depth=32, local=16, scalars=1),
+                dict(track=0, table=0, depth=32, local=16, plain=1, scalars=1)]
     print(f"device: {dev.name}; {CHAINS} chains x {steps} steps")
     for v in variants:
         src = SHADER.format(chains=CHAINS, steps=steps, track="true" if v["track"] else "false",
                             table="true" if v["table"] else "false", plain="true" if v.get("plain") else "false", depth=v["depth"], local=v["local"])
+        if v.get("scalars"):
+            src = unrolled(src, v["depth"], CHAINS)
         to = kp_bridge.tensor(mgr, np.zeros(CHAINS * 3, np.float32))
         algo = kp_bridge.algorithm(mgr, [ti, ty, to], spirv.compile_glsl(src), (-(-CHAINS // v["local"]), 1, 1))
         seq = mgr.sequence(0, 2).record(kp_bridge.dispatch(algo, ordered=True))
@@ -142,8 +162,8 @@ def main(argv=None) -> int:
         exact = (np.array_equal(out[:, 0].view(np.uint32), want1.view(np.uint32))
                  and np.array_equal(out[:, 1].view(np.uint32), want2.view(np.uint32)))
         state = "" if not v["track"] else f", state {'clean' if out[0, 2].view(np.uint32) != 0 else 'set'}"
-        print(f"  {'plain a/b' if v.get('plain') else 'Markstein'} track {v['track']} table {v['table']} depth {v['depth']:3} local {v['local']:3}: "
-              f"{statistics.median(ts):8.3f} ms, bits {'equal' if exact else 'DIFFER'}{state}")
+        print(f"  {'plain a/b' if v.get('plain') else 'Markstein'} track {v['track']} table {v['table']} depth {v['depth']:3} local {v['local']:3}"
+              f"{', scalars' if v.get('scalars') else ''}: {statistics.median(ts):8.3f} ms, bits {'equal' if exact else 'DIFFER'}{state}")
         for o in (seq, algo, to):
             o.destroy()
     for o in (ti, ty):
