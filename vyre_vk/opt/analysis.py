@@ -6,7 +6,6 @@ an unsupported expression kind) the answer is the one that keeps a pass from act
 from __future__ import annotations
 
 import dataclasses
-
 from typing import Iterable, Iterator, Optional
 
 from ..ir import expr as E
@@ -84,6 +83,12 @@ def read_only(b: BufferDecl, binding: int) -> BufferDecl:
 def next_binding(p: Program) -> int:
     """The first binding after every storage buffer of `p` (where a stage's new scratch goes)."""
     return max((b.binding for b in p.buffers if not b.is_workgroup), default=-1) + 1
+
+
+def holds_costly(nodes: Iterable[N.Node], unops: frozenset) -> bool:
+    """Whether `nodes` hold a unary op of `unops` or a division (each lowers to a long routine)."""
+    return any((isinstance(x, E.UnOpExpr) and x.op in unops) or (isinstance(x, E.BinOpExpr) and x.op is BinOp.Div)
+               for x in node_all_exprs(nodes))
 
 
 def defined_vars(nodes: Iterable[N.Node]) -> set[str]:

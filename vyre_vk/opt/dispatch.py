@@ -139,10 +139,9 @@ def inert_from(p: Program) -> Optional[int]:
     return bound(p.entry)
 
 
-def choose_local_size(p: Program, local_size: int, min_workgroups: int = 1, min_local: int = 64) -> int:
-    """`local_size`, halved (not below `min_local`) while the stage would have fewer than
-    `min_workgroups` workgroups at it."""
-    n = min_invocations(p)
+def choose_local_size(n: int, local_size: int, min_workgroups: int = 1, min_local: int = 64) -> int:
+    """`local_size`, halved (not below `min_local`) while `n` invocations (0: unknown) would make
+    fewer than `min_workgroups` workgroups at it."""
     size = local_size
     while n and size // 2 >= min_local and -(-n // size) < min_workgroups:
         size //= 2
@@ -164,7 +163,7 @@ def workgroup_size(p: Program, local_size: int = 256, min_workgroups: int = 1,
     if total is None:
         return p, ""
     requested = local_size
-    wanted = choose_local_size(p, local_size, min_workgroups, min_local)
+    wanted = choose_local_size(min_invocations(p), local_size, min_workgroups, min_local)
     if wanted < sx and sx % wanted == 0:
         # Fewer invocations may be dispatched than at sx (ceil(n / wanted) * wanted <= the
         # original total): allowed only when every id from some c <= n on does nothing.
@@ -275,9 +274,7 @@ def _hinted_size(p: Program, factor: int, local_size: int, min_workgroups: int,
     c, n = inert_from(inner), min_invocations(p) // factor
     if c is None or not 0 < c <= n:
         return p, ""
-    size = local_size
-    while size // 2 >= min_local and -(-c // size) < min_workgroups:
-        size //= 2
+    size = choose_local_size(c, local_size, min_workgroups, min_local)
     if size == int(p.workgroup_size[0]):
         return p, ""
     body = (Region(p.entry[0].generator, None, (Region(WG_GENERATOR, None, inner.entry),)),)

@@ -41,8 +41,9 @@ from ..ir.grid import has_workgroup_or_atomic
 from ..ir.optable import TRANSCENDENTAL_UNOPS, BinOp, UnOp
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess, DataType
-from ..ir.walk import node_all_exprs, walk_nodes
-from .analysis import INVOCATION_EXPRS, Facts, NameSource, all_names, assigned_vars, next_binding, read_vars
+from ..ir.walk import walk_nodes
+from .analysis import (INVOCATION_EXPRS, Facts, NameSource, all_names, assigned_vars, holds_costly, next_binding,
+                       read_vars)
 from .distribute import KEYCHAIN_GENERATOR, Chain, distribute
 from .protocol import PassBase, PassContext, Rewrite
 
@@ -143,9 +144,7 @@ def _split(keys: _Keys, before: list, loop: N.Loop) -> Optional[tuple]:
         if ok:
             break
     touched = read_vars(lane) | assigned_vars(lane)
-    if not carried or touched & carried or not any(
-            (isinstance(x, E.UnOpExpr) and x.op in _HEAVY) or (isinstance(x, E.BinOpExpr) and x.op is BinOp.Div)
-            for x in node_all_exprs(key_stmts)):
+    if not carried or touched & carried or not holds_costly(key_stmts, _HEAVY):
         return None
     return carried, key_stmts, lane
 

@@ -35,8 +35,8 @@ from ..ir import node as N
 from ..ir.optable import TRANSCENDENTAL_UNOPS, BinOp, UnOp
 from ..ir.program import Program, Region
 from ..ir.walk import map_expr, node_all_exprs, rewrite_nodes, walk_expr, walk_nodes
-from .analysis import (Facts, NameSource, all_names, assigned_vars, blocked_loop, defined_vars, iteration, replace_entry,
-                       size_of)
+from .analysis import (Facts, NameSource, all_names, assigned_vars, blocked_loop, defined_vars, holds_costly, iteration,
+                       replace_entry, size_of)
 from .distribute import KEYCHAIN_GENERATOR
 from .spread import SPREAD_GENERATOR
 from .protocol import OptimizerError, PassBase, PassContext, Rewrite
@@ -151,8 +151,7 @@ def loop_factor(loop: N.Loop, factor: int) -> int:
 
 def _heavy(loop: N.Loop) -> bool:
     """Whether the body holds an exponential-class op, a division or a square root."""
-    return any((isinstance(x, E.UnOpExpr) and x.op in _HEAVY) or (isinstance(x, E.BinOpExpr) and x.op is E.BinOp.Div)
-               for x in node_all_exprs(loop.body))
+    return holds_costly(loop.body, _HEAVY)
 
 
 def _loop_locals(loop: N.Loop, min_trips: int, stores: bool = False) -> Optional[set]:
