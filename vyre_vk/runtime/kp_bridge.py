@@ -169,15 +169,17 @@ def sync_local(tensors: Sequence["kp.Tensor"]) -> "kp.OpTensorSyncLocal":
     return kp.OpTensorSyncLocal(list(tensors))
 
 
-#: ``$VYRE_VK_GLOBAL_BARRIERS=1``: the runtime's host-read and compute barriers as one global memory
-#: barrier each (kp patch 0012) instead of a buffer barrier per tensor (an A/B knob for measurements).
-GLOBAL_BARRIERS = os.environ.get("VYRE_VK_GLOBAL_BARRIERS") == "1"
+def global_barriers() -> bool:
+    """``$VYRE_VK_GLOBAL_BARRIERS=1``: the runtime's host-read and compute barriers as one global
+    memory barrier each (kp patch 0012) instead of a buffer barrier per tensor (an A/B knob for
+    measurements, read when a plan is built, as the other knobs are)."""
+    return os.environ.get("VYRE_VK_GLOBAL_BARRIERS") == "1"
 
 
 def host_read_barrier(tensors: Sequence["kp.Tensor"]) -> "kp.OpBase":
     """Make shader writes to host-visible tensors visible to the host (a fence wait alone does not).
     kp's OpTensorSyncLocal records nothing for host tensors, so this is the whole download."""
-    if GLOBAL_BARRIERS:
+    if global_barriers():
         return kp.OpGlobalBarrier(kp.ACCESS_SHADER_WRITE, kp.ACCESS_HOST_READ, kp.STAGE_COMPUTE_SHADER,
                                   kp.STAGE_HOST)
     return kp.OpMemoryBarrier(list(tensors), kp.ACCESS_SHADER_WRITE, kp.ACCESS_HOST_READ,
@@ -186,7 +188,7 @@ def host_read_barrier(tensors: Sequence["kp.Tensor"]) -> "kp.OpBase":
 
 def compute_barrier(tensors: Sequence["kp.Tensor"]) -> "kp.OpBase":
     """Order earlier compute writes before later compute reads and writes."""
-    if GLOBAL_BARRIERS:
+    if global_barriers():
         return kp.OpGlobalBarrier(kp.ACCESS_SHADER_WRITE, kp.ACCESS_SHADER_READ | kp.ACCESS_SHADER_WRITE,
                                   kp.STAGE_COMPUTE_SHADER, kp.STAGE_COMPUTE_SHADER)
     return kp.OpMemoryBarrier(list(tensors))
