@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 
 import numpy as np
+
+from gpu_timing import dispatch_seconds
 
 CHAIN = """#version 450
 layout(local_size_x = {local}) in;
@@ -98,17 +99,8 @@ def main(argv=None) -> int:
     outs = {}
 
     def timed(algo) -> float:
-        seq = mgr.sequence(0, 2).record(kp_bridge.dispatch(algo, ordered=True))
-        end = time.perf_counter() + args.warm_s
-        while time.perf_counter() < end:
-            seq.eval()
-        ts = []
-        for _ in range(args.reps + 3):
-            seq.eval()
-            t = seq.get_timestamps()
-            ts.append((t[-1] - t[0]) * args.period_ns * 1e-3)
-        seq.destroy()
-        return statistics.median(ts[3:])
+        return statistics.median(dispatch_seconds(mgr, algo, args.reps, args.period_ns, args.warm_s,
+                                                  ordered=True)) * 1e6
 
     rows = {}
     for name, index, wt in (("rows", "r * %du + k0 + j" % K, tw), ("transposed", "(k0 + j) * %du + r" % N, twt)):

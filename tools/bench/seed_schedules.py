@@ -18,6 +18,8 @@ import statistics
 
 import numpy as np
 
+from gpu_timing import dispatch_seconds
+
 from vyre_vk import spirv
 from vyre_vk.lower.glsl import lower
 from vyre_vk.ops import get
@@ -213,15 +215,7 @@ def main() -> int:
         def timed(glsl: str, names: list, invocations: int, local: int, out: str):
             spv = spirv.compile_glsl(spell(glsl), target_env=s0.target_env)
             algo = kp_bridge.algorithm(mgr, [tens[n] for n in names], spv, (-(-invocations // local), 1, 1))
-            sq = mgr.sequence(0, 4)
-            sq.record(kp_bridge.dispatch(algo))
-            for _ in range(10):  # clocks up, caches warm
-                sq.eval()
-            times = []
-            for _ in range(args.reps):
-                sq.eval()
-                t = sq.get_timestamps()
-                times.append((t[-1] - t[0]) * args.period_ns * 1e-6)
+            times = [t * 1e3 for t in dispatch_seconds(mgr, algo, args.reps, args.period_ns, warm_evals=10)]
             mgr.sequence().record(kp_bridge.sync_local([tens[out]])).eval()
             return statistics.median(times), tens[out].data().copy()
 

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 
 import numpy as np
+
+from gpu_timing import dispatch_seconds
 
 CHAINS = 256
 SHADER = """#version 450
@@ -148,15 +149,7 @@ def main(argv=None) -> int:
             src = unrolled(src, v["depth"], CHAINS)
         to = kp_bridge.tensor(mgr, np.zeros(CHAINS * 3, np.float32))
         algo = kp_bridge.algorithm(mgr, [ti, ty, to], spirv.compile_glsl(src), (-(-CHAINS // v["local"]), 1, 1))
-        seq = mgr.sequence(0, 2).record(kp_bridge.dispatch(algo, ordered=True))
-        end = time.perf_counter() + args.warm_s
-        while time.perf_counter() < end:
-            seq.eval()
-        ts = []
-        for _ in range(args.reps):
-            seq.eval()
-            t = seq.get_timestamps()
-            ts.append((t[-1] - t[0]) * args.period_ns * 1e-6)
+        ts = [t * 1e3 for t in dispatch_seconds(mgr, algo, args.reps, args.period_ns, args.warm_s, ordered=True)]
         mgr.sequence().record(kp_bridge.sync_local([to])).eval()
         out = to.data().reshape(CHAINS, 3)
         exact = (np.array_equal(out[:, 0].view(np.uint32), want1.view(np.uint32))
@@ -164,7 +157,7 @@ def main(argv=None) -> int:
         state = "" if not v["track"] else f", state {'clean' if out[0, 2].view(np.uint32) != 0 else 'set'}"
         print(f"  {'plain a/b' if v.get('plain') else 'Markstein'} track {v['track']} table {v['table']} depth {v['depth']:3} local {v['local']:3}"
               f"{', scalars' if v.get('scalars') else ''}: {statistics.median(ts):8.3f} ms, bits {'equal' if exact else 'DIFFER'}{state}")
-        for o in (seq, algo, to):
+        for o in (algo, to):
             o.destroy()
     for o in (ti, ty):
         o.destroy()
