@@ -129,7 +129,9 @@ def test_repeat_run_fast_path_rebinds_whenever_the_inputs_change(vk_device):
         kernel.run({"a": a, "b": a})
     bigger = np.arange(200, dtype=np.uint32)  # a new size signature, then back to the first
     assert kernel.run({"a": bigger})["out"].tolist() == bigger[:64].tolist()
+    kept = kernel._repeat
     kernel.release()
+    assert kept({"a": bigger}) is None  # a closure kept past its plan's destruction replays nothing
     assert kernel.run({"a": a})["out"].tolist() == a.tolist()
 
 

@@ -114,8 +114,10 @@ class _Plan:
     trap_words: list = field(default_factory=list)
     host: bool = False  # host-visible tensors used in place (Device.host_tensor_bytes)
     key: tuple = ()
+    live: bool = True  # False once destroyed: a kept rerun closure checks this, not the plan cache
 
     def destroy(self) -> None:
+        self.live = False
         owned = [t for n, t in self.tensors.items() if n not in self.resident]
         for obj in (self.sequence, *self.algorithms, *owned):
             obj.destroy()
@@ -337,21 +339,27 @@ class Kernel:
         specs = tuple((n, arrays[n].dtype, (arrays[n].size,), (arrays[n].itemsize,)) for n in inputs)
         if any(n not in plan.staging for n in inputs):
             return None
-        count, dev, plans, key = len(specs), self.device, self._plans, plan.key
+        count, dev, ndarray, execute = len(specs), self.device, np.ndarray, self._execute
+        acquire, release = dev.lock.acquire, dev.lock.release  # half the cost of `with` on an RLock
 
         def rerun(new: Any) -> Optional[dict]:
             if type(new) is not dict or len(new) != count:
                 return None
             for name, dtype, shape, strides in specs:
                 v = new.get(name)
-                if type(v) is not np.ndarray or v.shape != shape or v.strides != strides or v.dtype != dtype:
+                # `is` first: a builtin dtype is one object, so the slower == runs only where it differs
+                if (type(v) is not ndarray or v.shape != shape or v.strides != strides
+                        or (v.dtype is not dtype and v.dtype != dtype)):
                     return None
             if dev._forked or dev._closed:
                 dev.check_usable()  # raises the DeviceError that says why
-            with dev.lock:  # every change to self._plans holds it too: the kernel's own lock is not needed
-                if dev._closed or plans.get(key) is not plan:
+            acquire()  # every change to a kernel's plans holds it too: the kernel's own lock is not needed
+            try:
+                if dev._closed or not plan.live:  # closed, or the plan was evicted or released since
                     return None
-                return self._execute(plan, new)
+                return execute(plan, new)
+            finally:
+                release()
         return rerun
 
     def _write_staging(self, plan: _Plan, arrays: dict) -> None:
@@ -382,7 +390,7 @@ class Kernel:
         if rerun is not None:
             out = rerun(inputs)
             if out is not None:
-                return self._ranges(out)
+                return self._ranges(out) if self._ranged else out
         self.device.check_usable()  # before the lock: a forked child must not wait on the parent's
         arrays, grids = self._prepare(inputs, grid)
         if self._nothing_bound:  # nothing observable (vyre's reference returns {}); kp cannot bind nothing
@@ -398,7 +406,8 @@ class Kernel:
         """One run of a plan (locks held): inputs in, sequence replayed, traps raised, results copied."""
         self._write_staging(plan, arrays)
         plan.sequence.eval()
-        self._check_traps(plan)
+        if plan.trap_words:
+            self._check_traps(plan)
         self.stats.runs += 1
         return {n: view.copy() for n, view in plan.results.items()}
 
