@@ -9,12 +9,16 @@ times, with GPU timestamps on raw kp (K = N = 4096, f32, medians of --reps):
 - ``rows``: that schedule (32 loads issued ahead, as unroll does; also 64 and 128), local sizes 16 to 256,
   the block as a `float v[depth]` array and two loops or written out as scalars (as unroll emits);
 - ``transposed``: the same chains reading ``wt[k*N + r]`` (one line per warp load);
-- ``transpose``: a 32x32-tiled transpose through workgroup memory, w -> wt (the pre-pass's cost).
+- ``transpose``: a 32x32-tiled transpose through workgroup memory, w -> wt (the pre-pass's cost);
+- ``stream C,L,T`` (both layouts): C chains per workgroup of L lanes, every lane loading the next
+  C x T tile into registers while the first C lanes step through the current one in workgroup
+  memory. A chain-per-lane schedule has only its own lanes' loads in flight (4096 chains: about one
+  warp per SM), and bytes in flight over latency bound each SM's bandwidth; here all L lanes load.
 
 The bits of ``rows`` and ``transposed`` are compared: the order of each chain's operations is
 the same, only the address of each weight differs.
 
-    python3 tools/bench/gemv_layouts.py [--reps 20]
+    python3 tools/bench/gemv_layouts.py [--reps 20] [--stream 32,256,128 ...]
 """
 from __future__ import annotations
 
@@ -53,6 +57,55 @@ def unrolled(src: str, depth: int, index: str) -> str:
     return src[:head] + "        " + loads + "\n        " + steps + "\n" + src[tail:]
 
 
+# The chains of C rows per workgroup, fed through workgroup memory: all L lanes load the next
+# C x T tile of w (each lane E = C*T/L elements, coalesced) into registers while the first C lanes
+# run T steps of their chains over the current tile; then the registers go to the other half of a
+# double buffer and one barrier separates the tiles. The order of each chain's steps is unchanged.
+STREAM = """#version 450
+layout(local_size_x = {L}) in;
+layout(std430, binding = 0) readonly buffer W {{ float w[]; }};
+layout(std430, binding = 1) readonly buffer X {{ float x[]; }};
+layout(std430, binding = 2) buffer O {{ float o[]; }};
+const uint C = {C}u, T = {T}u, L = {L}u, E = C * T / L, K = {k}u, N = {n}u;
+shared float sw[2][T][C + 1u];
+shared float sx[2][T];
+uint at(uint r0, uint k0, uint e) {{ {at} }}
+void main() {{
+    uint lane = gl_LocalInvocationID.x, r0 = gl_WorkGroupID.x * C;
+    float pre[E];
+    float px = 0.0;
+    for (uint i = 0u; i < E; i++) pre[i] = w[at(r0, 0u, lane + i * L)];
+    if (lane < T) px = x[lane];
+    for (uint i = 0u; i < E; i++) {{ uint e = lane + i * L; sw[0][{kk}][{c}] = pre[i]; }}
+    if (lane < T) sx[0][lane] = px;
+    barrier();
+    precise float acc = 0.0;
+    for (uint t = 0u; t < K / T; t++) {{
+        uint cur = t & 1u;
+        bool more = t + 1u < K / T;
+        if (more) {{
+            for (uint i = 0u; i < E; i++) pre[i] = w[at(r0, (t + 1u) * T, lane + i * L)];
+            if (lane < T) px = x[(t + 1u) * T + lane];
+        }}
+        if (lane < C) {{
+            for (uint k = 0u; k < T; k++) {{ precise float p = sw[cur][k][lane] * sx[cur][k]; acc = acc + p; }}
+        }}
+        if (more) {{
+            for (uint i = 0u; i < E; i++) {{ uint e = lane + i * L; sw[cur ^ 1u][{kk}][{c}] = pre[i]; }}
+            if (lane < T) sx[cur ^ 1u][lane] = px;
+        }}
+        barrier();
+    }}
+    if (lane < C) o[r0 + lane] = max(acc, 0.0);
+}}
+"""
+# element e of a tile -> (chain c, step kk), consecutive lanes on consecutive addresses
+_STREAM_LAYOUTS = {
+    "rows": dict(at="return (r0 + e / T) * K + k0 + e % T;", kk="e % T", c="e / T"),
+    "transposed": dict(at="return (k0 + e / C) * N + r0 + e % C;", kk="e / C", c="e % C"),
+}
+
+
 TRANSPOSE = """#version 450
 layout(local_size_x = 32, local_size_y = 8) in;
 layout(std430, binding = 0) readonly buffer W { float w[]; };
@@ -85,7 +138,12 @@ def main(argv=None) -> int:
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--period-ns", type=float, default=1.0, help="timestampPeriod (1.0 on H100/H200)")
     ap.add_argument("--warm-s", type=float, default=1.0, help="seconds of dispatches first (idle clocks)")
+    ap.add_argument("--stream", type=lambda v: tuple(int(t) for t in v.split(",")), action="append",
+                    help="C,L,T: a streamed variant (C chains and L lanes per workgroup, T-step tiles); "
+                         "default a sweep")
     args = ap.parse_args(argv)
+    args.stream = args.stream or [(32, 256, 128), (16, 256, 256), (16, 128, 128), (32, 128, 64), (64, 256, 64),
+                                  (16, 256, 128), (32, 256, 64), (8, 256, 256)]
     K = N = args.n
     dev = Device()
     mgr = dev.manager
@@ -116,6 +174,19 @@ def main(argv=None) -> int:
             mgr.sequence().record(kp_bridge.sync_local([to])).eval()
             outs[(name, local, depth, scalars)] = to.data().copy()
             rows[f"{name}, local {local}, {depth} ahead{', scalars' if scalars else ''}"] = us
+            for o in (algo, to):
+                o.destroy()
+    for name, wt in (("rows", tw), ("transposed", twt)):
+        for C, L, T in args.stream:
+            if N % C or K % T or (C * T) % L or T > L or C > L:
+                continue
+            to = kp_bridge.tensor(mgr, np.zeros(N, np.float32))
+            src = STREAM.format(L=L, C=C, T=T, k=K, n=N, **_STREAM_LAYOUTS[name])
+            algo = kp_bridge.algorithm(mgr, [wt, tx, to], spirv.compile_glsl(src), (N // C, 1, 1))
+            us = timed(algo)
+            mgr.sequence().record(kp_bridge.sync_local([to])).eval()
+            outs[(name, "stream", C, L, T)] = to.data().copy()
+            rows[f"{name}, stream C={C} L={L} T={T}"] = us
             for o in (algo, to):
                 o.destroy()
     algo = kp_bridge.algorithm(mgr, [tw, tmp], spirv.compile_glsl(TRANSPOSE % {"k": K, "n": N}), (K // 32, N // 32, 1))
