@@ -21,7 +21,7 @@ from vyre_vk.opt.pipeline import _run_pass
 
 from .test_passes import SEED, same
 
-NAMES = ("constant_fold", "dce", "single_invocation", "split_phases", "spread", "tabulate", "split_invocations", "keychain", "guard_idle", "privatize", "coalesce", "cse", "licm", "hoist_invariant", "fission", "split_chains", "reassociate", "unroll", "speculate",
+NAMES = ("constant_fold", "dce", "single_invocation", "split_phases", "spread", "tabulate", "split_invocations", "keychain", "guard_idle", "privatize", "coalesce", "cse", "licm", "hoist_invariant", "fission", "split_chains", "reassociate", "stream", "unroll", "speculate",
          "workgroup_size", "coarsen")
 CTX = PassContext()
 

@@ -50,6 +50,7 @@ from .speculate import SPECULATE_CHAINS
 from .unroll import UNROLL_LOADS
 from .coalesce import COALESCE
 from .keychain import KEYCHAIN
+from .stream import STREAM
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ class ProgramGraph:
 
 
 #: Every pass, in the order optimize() runs them (see protocol.py for their shape).
-PASS_ORDER: tuple[Pass, ...] = (CONSTANT_FOLD, DCE, SINGLE_INVOCATION, SPLIT_PHASES, SPREAD, TABULATE, SPLIT_INVOCATIONS, KEYCHAIN, GUARD_IDLE, PRIVATIZE, COALESCE, CSE, LICM, HOIST_INVARIANT, FISSION, SPLIT_CHAINS, REASSOCIATE, UNROLL_LOADS, SPECULATE_CHAINS, WORKGROUP_SIZE,
+PASS_ORDER: tuple[Pass, ...] = (CONSTANT_FOLD, DCE, SINGLE_INVOCATION, SPLIT_PHASES, SPREAD, TABULATE, SPLIT_INVOCATIONS, KEYCHAIN, GUARD_IDLE, PRIVATIZE, COALESCE, CSE, LICM, HOIST_INVARIANT, FISSION, SPLIT_CHAINS, REASSOCIATE, STREAM, UNROLL_LOADS, SPECULATE_CHAINS, WORKGROUP_SIZE,
                                 COARSEN)
 PASS_NAMES: tuple[str, ...] = tuple(p.name for p in PASS_ORDER)
 PASSES: dict[str, Pass] = {p.name: p for p in PASS_ORDER}
