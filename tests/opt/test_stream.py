@@ -92,11 +92,11 @@ def test_rows_and_columns_stream_with_the_same_bits():
             same(reference.run(p, ins), reference.run(s.program, ins))
 
 
-def test_nvidia_takes_larger_tiles_and_the_shape_knob_is_checked(monkeypatch):
+def test_more_workgroup_memory_takes_larger_tiles_and_the_shape_knob_is_checked(monkeypatch):
     p = _chains(R=64, K=1024)
-    assert stream(p, "nvidia").tile == 128  # 48 KB: 2 x 128 x 33 words of w
+    assert stream(p, "nvidia").tile == 64 and stream(p, "nvidia", 49152).tile == 128  # 2 x 128 x 33 words of w
     monkeypatch.setenv("VYRE_VK_STREAM_SHAPE", "16,256")
-    s = stream(p, "nvidia")
+    s = stream(p, "nvidia", 49152)
     assert (s.per_group, s.lanes, s.tile) == (16, 256, 256)
     ins = _inputs(p, 2)
     same(reference.run(p, ins), reference.run(s.program, ins))
@@ -119,6 +119,55 @@ def test_refused(why, kw):
     args = dict(R=40, K=128)
     args.update(kw)
     assert stream(_chains(**args)) is None, why
+
+
+def _two_arms(M: int, Ka: int, Kb: int, inner: int = 0) -> Program:
+    """fission's shape: ids < M run chain a (columns of w, guarded by ``j < inner`` when set), ids
+    M..2M-1 chain b (rows of v); each stores at its own id."""
+    v, g = Expr.var, Expr.gid_x()
+    arm_a = [Node.let_bind("j", g), Node.let_bind("acc", Expr.load("b", v("j"))),
+             Node.loop_for("m", Expr.u32(0), Expr.u32(Ka), [Node.assign("acc", Expr.add(v("acc"), Expr.mul(
+                 Expr.load("x", v("m")), Expr.load("w", Expr.add(Expr.mul(v("m"), Expr.u32(M)), v("j"))))))]),
+             Node.store("out", g, v("acc"))]
+    if inner:
+        arm_a = [arm_a[0], Node.if_then(Expr.lt(v("j"), Expr.u32(inner)), arm_a[1:])]
+    arm_b = [Node.let_bind("j2", Expr.sub(g, Expr.u32(M))), Node.let_bind("acc2", Expr.f32(1.0)),
+             Node.let_bind("base", Expr.mul(v("j2"), Expr.u32(Kb))),
+             Node.loop_for("k", Expr.u32(0), Expr.u32(Kb), [Node.assign("acc2", Expr.add(v("acc2"), Expr.mul(
+                 Expr.load("y", v("k")), Expr.load("v", Expr.add(v("base"), v("k"))))))]),
+             Node.store("out", g, v("acc2"))]
+    return Program.wrapped(
+        [BufferDecl.read("x", 0, DataType.F32).with_count(Ka), BufferDecl.read("w", 1, DataType.F32).with_count(Ka * M),
+         BufferDecl.read("b", 2, DataType.F32).with_count(M), BufferDecl.read("y", 3, DataType.F32).with_count(Kb),
+         BufferDecl.read("v", 4, DataType.F32).with_count(Kb * M),
+         BufferDecl.output("out", 5, DataType.F32).with_count(2 * M)], (64, 1, 1),
+        [wrap_anonymous("t::arms", [Node.if_then(Expr.lt(g, Expr.u32(2 * M)), [
+            Node.if_then_else(Expr.lt(g, Expr.u32(M)), arm_a, arm_b)])])])
+
+
+@pytest.mark.parametrize("M,Ka,Kb,inner", [(64, 64, 128, 0), (96, 128, 64, 0), (64, 64, 64, 40), (64, 64, 64, 1)])
+def test_two_arms_by_id_stream_each_with_the_same_bits(M, Ka, Kb, inner):
+    """Both chains of a fissioned stage; an inner guard leaves a gap of ids between the arms whose
+    workgroup must act on none of them (inner = 40: ids 40..63 store nothing)."""
+    p = _two_arms(M, Ka, Kb, inner)
+    s = stream(p)
+    assert s is not None and s.loop_vars == ("m", "k") and s.chains == (inner or M) + M
+    validate(s.program)
+    for specials in (False, True):
+        ins = _inputs(p, 4, specials)
+        same(reference.run(p, ins), reference.run(s.program, ins))
+
+
+def test_two_arms_split_inside_a_workgroup_are_refused():
+    assert stream(_two_arms(48, 64, 64)) is None  # ids 32..63 would take both branches
+
+
+def test_two_arms_on_vulkan(vk_device):
+    p = _two_arms(64, 64, 64, 40)
+    s = stream(p, "llvmpipe")
+    ins = _inputs(p, 6, specials=True)
+    got = vk_device.compile(s.program, optimize=False).run(ins)
+    assert got["out"].view(U).tolist() == reference.run(p, ins)["out"].view(U).tolist()
 
 
 def test_loop_of_one_load_per_step_only_is_left_alone():
@@ -172,7 +221,7 @@ OP_SIZES = [
     ("vyre-libs::nn::linear_relu", dict(in_dim=128, out_dim=48)),
     ("vyre-libs::nn::linear_silu", dict(in_dim=128, out_dim=48)),
     ("vyre-libs::nn::linear_4bit", dict(in_dim=128, out_dim=48)),
-    ("vyre-libs::nn::mlp_backward", dict(model_dim=40, hidden_dim=128)),
+    ("vyre-libs::nn::mlp_backward", dict(model_dim=64, hidden_dim=128)),
     ("vyre-libs::nn::attention", dict(seq_len=128, head_dim=8)),
     ("vyre-libs::nn::gqa_attention", dict(n_q_heads=8, n_kv_heads=2, seq_len=64, head_dim=16)),
 ]
@@ -195,6 +244,10 @@ def test_ops_it_fires_on_identical(streaming_on, op, params):
     p = get(op).build_with(**params)
     graph, reports = optimize(p, True, device_class="nvidia")
     assert any(r.name == "stream" and r.changed for r in reports), reports
+    if op.endswith("mlp_backward"):  # both chains of the fissioned stage 0 (two arms) and stage 2
+        assert {"stage 0: loop m, k:", "stage 2: loop j:"} <= {w for r in reports if r.name == "stream"
+                                                               for w in ("stage 0: loop m, k:", "stage 2: loop j:")
+                                                               if w in r.why}
     for st_ in graph.stages:
         validate(st_)
     ins = _random_inputs(p, 5)
@@ -218,7 +271,7 @@ def test_off_by_default_and_explained(monkeypatch):
     assert not any(r.name == "stream" and r.changed for r in optimize(p, True, device_class="nvidia")[1])
     monkeypatch.setenv("VYRE_VK_STREAM", "1")
     why = next(r.why for r in optimize(p, True, device_class="nvidia")[1] if r.name == "stream")
-    assert "64 chains of 256 steps, 32 per workgroup of 256 lanes" in why and "32x128 tile of" in why
+    assert "64 chains of 256 steps, 32 per workgroup of 256 lanes" in why and "32x64 tile of" in why
     monkeypatch.setenv("VYRE_VK_STREAM", "yes")
     with pytest.raises(OptimizerError, match="Fix:"):
         optimize(p, True, device_class="nvidia")

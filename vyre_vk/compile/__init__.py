@@ -292,7 +292,7 @@ def _schedule(program: "Program", options: Options):
     if not options.passes:
         return [(program, 1)], [], []
     graph, reports = optimize(program, options.passes, device_class=options.device_class, validated=True,
-                              precision=options.precision)
+                              precision=options.precision, shared_memory_bytes=options.limits.shared_memory_bytes)
     try:
         for st in graph.stages:
             check_limits(st, options.limits)

@@ -184,7 +184,7 @@ def _chosen(passes: Union[bool, Iterable, None]) -> frozenset:
 
 
 def _context(device_class: str, local_size: Optional[int], hoist_min_loops: int,
-             precision: str = "exact") -> PassContext:
+             precision: str = "exact", shared_memory_bytes: int = 32768) -> PassContext:
     if local_size is not None and (isinstance(local_size, bool) or not isinstance(local_size, int) or local_size < 0):
         raise OptimizerError(f"local_size={local_size!r} is not a positive whole number of invocations. "
                              "Fix: pass e.g. 64 or 256, or None for the device class's best size.")
@@ -195,19 +195,20 @@ def _context(device_class: str, local_size: Optional[int], hoist_min_loops: int,
     min_wgs, min_local = (1, size) if local_size else MIN_WORKGROUPS.get(device_class, MIN_WORKGROUPS["default"])
     if precision not in ("exact", "fast"):
         raise OptimizerError(f"precision {precision!r} is not 'exact' or 'fast'. Fix: pass one of those.")
-    return PassContext(device_class, size, min_wgs, min_local, hoist_min_loops, precision)
+    return PassContext(device_class, size, min_wgs, min_local, hoist_min_loops, precision, shared_memory_bytes)
 
 
 def optimize(program: Program, passes: Union[bool, Iterable[str], None] = True, *,
              device_class: str = "default", local_size: Optional[int] = None,
              hoist_min_loops: int = 1, validated: bool = False,
-             precision: str = "exact") -> tuple[ProgramGraph, list[PassReport]]:
+             precision: str = "exact", shared_memory_bytes: int = 32768) -> tuple[ProgramGraph, list[PassReport]]:
     """Run `passes` (True: all; False/None/empty: none; or an iterable of pass names) on
     `program`, in PASS_ORDER. Returns the graph and one PassReport per pass asked for.
 
     ``validated=True``: the caller has just validated `program` (the compile front door), so it
     is not validated again. ``precision="fast"`` lets the passes whose ``precision`` is "fast"
-    (reassociate) run; in "exact" every pass keeps the reference's bits. The schedule's stages are validated once at the end (a pass bug
+    (reassociate) run; in "exact" every pass keeps the reference's bits. ``shared_memory_bytes``: the
+    workgroup memory a pass may give a workgroup (the device's limit; compile passes its own). The schedule's stages are validated once at the end (a pass bug
     never reaches the GPU: the program is then returned as written, with a ``schedule`` report
     saying why), or after every pass when :func:`check_each_pass`.
 
@@ -217,7 +218,7 @@ def optimize(program: Program, passes: Union[bool, Iterable[str], None] = True, 
     (['dce', 'cse'], 1)
     """
     chosen = _chosen(passes)
-    ctx = _context(device_class, local_size, hoist_min_loops, precision)
+    ctx = _context(device_class, local_size, hoist_min_loops, precision, shared_memory_bytes)
     if not validated:
         validate(program)
     check = check_each_pass()

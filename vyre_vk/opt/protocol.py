@@ -48,6 +48,7 @@ class PassContext:
     min_local: int = 64
     hoist_min_loops: int = 1
     precision: str = "exact"  # "fast": passes with precision = "fast" may reassociate (docs/PRECISION.md)
+    shared_memory_bytes: int = 32768  # the device's maxComputeSharedMemorySize (compile's limits)
 
 
 #: The context the pass functions (constant_fold(p), ...) run their pass object with.

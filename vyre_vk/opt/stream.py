@@ -67,9 +67,6 @@ MAX_CHAINS = 1 << 15   # more chains than this fill the GPU by themselves
 STREAM_BY_CLASS: dict[str, bool] = {}
 #: (chains per workgroup C, lanes per workgroup L) per class; ``$VYRE_VK_STREAM_SHAPE=C,L`` overrides.
 SHAPE_BY_CLASS = {"default": (32, 256)}
-#: Workgroup memory the double buffers may take: nvidia's maxComputeSharedMemorySize is 48 KB on
-#: every card since Kepler; elsewhere 32 KB, what lavapipe and most desktop drivers report.
-SHARED_BYTES_BY_CLASS = {"nvidia": 48 * 1024, "default": 32 * 1024}
 _TYPES = (DataType.F32, DataType.U32, DataType.I32)
 
 
@@ -107,21 +104,31 @@ def stream_shape(device_class: str) -> tuple[int, int]:
 @dataclasses.dataclass(frozen=True)
 class Streamed:
     program: Program
-    loop_var: str
-    chains: int      # R
-    steps: int       # K
-    tile: int        # T
-    per_group: int   # C
-    lanes: int       # L
-    buffers: tuple   # streamed buffers, in order
+    loop_vars: tuple  # each arm's loop
+    chains: int       # invocations whose chains are streamed (all arms)
+    steps: int        # the longest arm's loop
+    tile: int         # T
+    per_group: int    # C
+    lanes: int        # L
+    buffers: tuple    # streamed buffers, in order
+
+
+@dataclasses.dataclass(frozen=True)
+class _Arm:
+    """A leaf of the stage's branches on the invocation id: ids lo..hi-1 run PRE, the loop, POST."""
+    lo: int
+    hi: int
+    pre: tuple      # the lets before the loop (outer ones included), reading the id as InvocationId
+    loop: N.Loop
+    post: tuple
 
 
 @dataclasses.dataclass(frozen=True)
 class _Stream:
     load: E.Load
-    index: E.Expr    # the load's index with PRE's lets inlined: reads only r and k
+    index: E.Expr     # the load's index with the arm's load-free lets inlined: reads only the id and k
     shared: str
-    two_d: bool      # reads r too: C values per step, else one
+    two_d: bool       # reads the id too: C values per step, else one
     chain_fast: bool  # consecutive chains are consecutive addresses (else consecutive steps)
 
 
@@ -133,6 +140,10 @@ def _u(v: int) -> E.Expr:
     return E.LitU32(v)
 
 
+_GID = E.InvocationId(0)
+_NODES = (N.Let, N.Assign, N.Store, N.If, N.Loop, N.Block, N.Region)
+
+
 def _peel(entry: tuple) -> tuple[list, tuple]:
     """The Regions wrapping the whole body (outermost first) and the body inside them."""
     regions = []
@@ -142,143 +153,182 @@ def _peel(entry: tuple) -> tuple[list, tuple]:
     return regions, entry
 
 
+def _inline(e: E.Expr, lets: dict) -> E.Expr:
+    """`e` with the lets in `lets` replaced by their values (transitively)."""
+    return map_expr(e, lambda x: _inline(lets[x.name], lets) if isinstance(x, E.Var) and x.name in lets else None)
+
+
+def _arms(nodes: tuple, pre: tuple, lets: dict, lo: int, hi: Optional[int], splits: list,
+          assigned: set) -> Optional[list]:
+    """The arms under `nodes`: leading lets, then either one ``if id < M`` (recursing into both
+    branches, id through the load-free lets `lets`) or a leaf (lets, one literal loop, the rest).
+    Split points of two-way branches go to `splits` (they must be multiples of C)."""
+    k = 0
+    while k < len(nodes) and isinstance(nodes[k], N.Let):
+        k += 1
+    pre = pre + tuple(nodes[:k])
+    lets = dict(lets)
+    for n in nodes[:k]:
+        if n.name not in assigned and not any(isinstance(x, (E.Load, E.BufLen)) for x in walk_expr(n.value)):
+            lets[n.name] = n.value
+    rest = nodes[k:]
+    if len(rest) == 1 and isinstance(rest[0], N.If):
+        c = rest[0].cond
+        if not (isinstance(c, E.BinOpExpr) and c.op is BinOp.Lt and isinstance(c.right, E.LitU32)
+                and _inline(c.left, lets) == _GID):
+            return None
+        m = c.right.value
+        top = m if hi is None else min(hi, m)
+        out = _arms(tuple(rest[0].then), pre, lets, lo, top, splits, assigned)
+        if rest[0].otherwise:
+            if hi is None:
+                return None  # the else branch would run to the end of the grid
+            splits.append(m)
+            other = _arms(tuple(rest[0].otherwise), pre, lets, max(lo, m), hi, splits, assigned)
+            out = None if out is None or other is None else out + other
+        return out
+    loops = [j for j, n in enumerate(rest) if isinstance(n, N.Loop)]
+    if hi is None or not loops or loops[0] != 0 or len(loops) != 1:
+        return None
+    loop = rest[0]
+    if not (isinstance(loop.from_, E.LitU32) and isinstance(loop.to, E.LitU32)) or lo >= hi:
+        return None
+    if any(isinstance(n, (N.Loop, N.Store)) for n in walk_nodes(loop.body)):
+        return None
+    return [_Arm(lo, hi, pre, loop, tuple(rest[1:]))]
+
+
 def _match(p: Program) -> Optional[tuple]:
-    """(regions, r, R, PRE, loop, POST) of a stage of the module docstring's shape, else None."""
+    """(regions, arms, two-way split points) of a stage of the module docstring's shape, else None."""
     if coarsen_factor(p) != 1 or uses_workgroup_scope(p) or tuple(p.workgroup_size[1:]) != (1, 1):
         return None
-    if any(isinstance(n, (N.Return, N.Trap)) or type(n).__name__ not in _NODES for n in walk_nodes(p.entry)):
-        return None
+    if any(not isinstance(n, _NODES) for n in walk_nodes(p.entry)):
+        return None  # a return or a trap would leave the tile loop's barriers
     facts = Facts(p)
     if any(facts.may_trap(e) for n in walk_nodes(p.entry) for e in node_exprs(n)):
         return None
     regions, body = _peel(tuple(p.entry))
-    gid = E.InvocationId(0)
-    r = None
-    if len(body) == 2 and isinstance(body[0], N.Let) and body[0].value == gid:
-        r, body = body[0].name, body[1:]
-    if len(body) != 1 or not isinstance(body[0], N.If) or body[0].otherwise:
-        return None
-    cond = body[0].cond
-    if not (isinstance(cond, E.BinOpExpr) and cond.op is BinOp.Lt and isinstance(cond.right, E.LitU32)
-            and cond.left in (gid, E.Var(r) if r else gid)):
-        return None
-    then = tuple(body[0].then)
-    loops = [k for k, n in enumerate(then) if isinstance(n, N.Loop)]
-    if len(loops) != 1:
-        return None
-    k = loops[0]
-    pre, loop, post = then[:k], then[k], then[k + 1:]
-    if r is not None and r in assigned_vars(then):
-        return None
-    if not all(isinstance(n, N.Let) for n in pre):
-        return None
-    if not (isinstance(loop.from_, E.LitU32) and isinstance(loop.to, E.LitU32)):
-        return None
-    if any(isinstance(n, (N.Loop, N.Store)) for n in walk_nodes(loop.body)):
-        return None
-    return regions, r, cond.right.value, pre, loop, post
+    splits: list = []
+    arms = _arms(body, (), {}, 0, None, splits, assigned_vars(p.entry))
+    return (regions, arms, splits) if arms else None
 
 
-_NODES = {"Let", "Assign", "Store", "If", "Loop", "Block", "Region"}
-
-
-def _inline(e: E.Expr, lets: dict) -> E.Expr:
-    """`e` with the PRE lets in `lets` replaced by their values (transitively)."""
-    return map_expr(e, lambda x: _inline(lets[x.name], lets) if isinstance(x, E.Var) and x.name in lets else None)
-
-
-def _value_at(e: E.Expr, r: str, rv: int, k: str, kv: int) -> Optional[int]:
-    """`e` (u32 arithmetic of r and k) at r = rv, k = kv, or None where it does not fold."""
+def _value_at(e: E.Expr, g: int, k: str, kv: int) -> Optional[int]:
+    """`e` (u32 arithmetic of the id and k) at id = g, k = kv, or None where it does not fold."""
     from .fold import fold_expr, lit_value
 
-    sub = map_expr(e, lambda x: _u(rv) if x == E.Var(r) else _u(kv) if x == E.Var(k) else None)
+    sub = map_expr(e, lambda x: _u(g) if x == _GID else _u(kv) if x == E.Var(k) else None)
     facts = Facts(Program((), (1, 1, 1), ()))
-    out = map_expr(sub, lambda x: fold_expr(x, facts))
-    v = lit_value(out)
+    v = lit_value(map_expr(sub, lambda x: fold_expr(x, facts)))
     return None if v is None else int(v)
 
 
-def stream(p: Program, device_class: str = "default") -> Optional[Streamed]:
-    """`p` with its chains streamed (module docstring) in the class's shape, or None where it
-    does not qualify."""
+def _streams(arm: _Arm, facts: Facts, written: set, assigned: set, fresh: NameSource) -> dict:
+    """The arm's loads to stream: index (its never-assigned, load-free lets inlined) reads only the
+    id and k, and k."""
+    lets = {n.name: n.value for n in arm.pre if n.name not in assigned
+            and not any(isinstance(x, (E.Load, E.BufLen)) for x in walk_expr(n.value))}
+    out: dict = {}
+    for x in node_all_exprs(arm.loop.body):
+        if not isinstance(x, E.Load) or x in out:
+            continue
+        b = facts.bufs.get(x.buffer)
+        idx = _inline(x.index, lets)
+        names = {y.name for y in walk_expr(idx) if isinstance(y, E.Var)}
+        kinds = {type(y) for y in walk_expr(idx)}
+        if (b is None or b.is_workgroup or x.buffer in written or b.element not in _TYPES or names != {arm.loop.var}
+                or kinds & {E.Load, E.BufLen, E.WorkgroupId, E.LocalId}
+                or any(isinstance(y, E.InvocationId) and y != _GID for y in walk_expr(idx))):
+            continue
+        two_d = _GID in list(walk_expr(idx))
+        base = _value_at(idx, arm.lo, arm.loop.var, 0)
+        fast = two_d and base is not None and _value_at(idx, arm.lo + 1, arm.loop.var, 0) == base + 1
+        out[x] = _Stream(x, idx, fresh(x.buffer), two_d, fast)
+    return out
+
+
+def stream(p: Program, device_class: str = "default", shared_bytes: int = 32768) -> Optional[Streamed]:
+    """`p` with its chains streamed (module docstring) in the class's shape, its double buffers
+    within `shared_bytes` of workgroup memory (the device's limit), or None where it does not qualify."""
     chains, lanes = stream_shape(device_class)
-    budget = SHARED_BYTES_BY_CLASS.get(device_class, SHARED_BYTES_BY_CLASS["default"])
+    budget = shared_bytes
     m = _match(p)
     if m is None:
         return None
-    regions, r_name, R, pre, loop, post = m
-    K = loop.to.value - loop.from_.value
-    if not 0 < R <= MAX_CHAINS:
-        return None
-    fresh = NameSource(all_names(p), "opt_st_")
-    r = r_name or fresh("r")
+    regions, arms, splits = m
+    top = max(a.hi for a in arms)
+    if top > MAX_CHAINS or any(s % chains for s in splits):
+        return None  # too many chains, or a workgroup's chains would take both sides of a branch
     facts = Facts(p)
     written = stored_buffers(p.entry)
+    fresh = NameSource(all_names(p), "opt_st_")
     assigned = assigned_vars(p.entry)
-    lets = {n.name: n.value for n in pre if n.name not in assigned
-            and not any(isinstance(x, (E.Load, E.BufLen)) or isinstance(x, E.InvocationId) and x != E.InvocationId(0)
-                        for x in walk_expr(n.value))}
-    lets = {name: map_expr(v, lambda x: E.Var(r) if x == E.InvocationId(0) else None) for name, v in lets.items()}
-    streams: dict = {}
-    for x in node_all_exprs(loop.body):
-        if not isinstance(x, E.Load) or x in streams:
-            continue
-        b = facts.bufs.get(x.buffer)
-        idx = _inline(map_expr(x.index, lambda y: E.Var(r) if y == E.InvocationId(0) else None), lets)
-        names = {y.name for y in walk_expr(idx) if isinstance(y, E.Var)}
-        if (b is None or b.is_workgroup or x.buffer in written or b.element not in _TYPES
-                or loop.var not in names or not names <= {r, loop.var}
-                or any(isinstance(y, (E.Load, E.BufLen, E.InvocationId, E.WorkgroupId, E.LocalId)) for y in walk_expr(idx))):
-            continue
-        two_d = r in names
-        base = _value_at(idx, r, 0, loop.var, 0)
-        fast = two_d and base is not None and _value_at(idx, r, 1, loop.var, 0) == base + 1
-        streams[x] = _Stream(x, idx, fresh(x.buffer), two_d, fast)
-    if not any(s.two_d for s in streams.values()):
+    per_arm = [_streams(a, facts, written, assigned, fresh) for a in arms]
+    if not all(any(s.two_d for s in st.values()) for st in per_arm):
         return None
-    tile = next((t for t in TILES if K % t == 0 and K // t >= 2 and (chains * t) % lanes == 0 and t <= lanes
-                 and sum(2 * t * ((chains + 1) if s.two_d else 1) * 4 for s in streams.values()) <= budget),
-                None)
+    trips = [a.loop.to.value - a.loop.from_.value for a in arms]
+    words = sum(2 * ((chains + 1) if s.two_d else 1) for st in per_arm for s in st.values())
+    tile = next((t for t in TILES if all(k % t == 0 and k // t >= 2 for k in trips) and (chains * t) % lanes == 0
+                 and t <= lanes and words * t * 4 <= budget), None)
     if tile is None:
         return None
-    # the grid: vyre's rule over every bound buffer (workgroup memory), divided down to >= ceil(R / C)
+    # the grid: vyre's rule over every bound buffer (workgroup memory), divided down to >= ceil(top / C)
     total = -(-max(max(b.count, 1) for b in p.buffers if not b.is_workgroup) // lanes)
-    need = -(-R // chains)
+    need = -(-top // chains)
     if total < need:
         return None
-    factor = max(1, total // need)
-    body = _streamed(p, r, R, pre, loop, post, list(streams.values()), chains, lanes, tile, fresh)
+    lane, g0, g = (fresh(h) for h in ("lane", "g0", "g"))
+    bodies = [_streamed(a, st, facts, g0, g, lane, chains, lanes, tile, fresh) for a, st in zip(arms, per_arm)]
+    # the arms by workgroup: a workgroup's chains g0..g0+C-1 lie in one arm (splits are multiples of C)
+    tree: tuple = ()
+    for a, body in reversed(list(zip(arms, bodies))):
+        cond = _b(BinOp.Lt, E.Var(g0), _u(a.hi))
+        tree = (N.If(cond, body, tree),)
+    body = (N.Let(lane, E.LocalId(0)), N.Let(g0, _b(BinOp.Mul, E.WorkgroupId(0), _u(chains))),
+            N.Let(g, _b(BinOp.Add, E.Var(g0), E.Var(lane)))) + tree
     for reg in reversed(regions):
         body = (dataclasses.replace(reg, body=body),)
-    shared = tuple(BufferDecl.workgroup(s.shared, 2 * tile * ((chains + 1) if s.two_d else 1), facts.bufs[s.load.buffer].element)
-                   for s in streams.values())
+    shared = tuple(BufferDecl.workgroup(s.shared, 2 * tile * ((chains + 1) if s.two_d else 1),
+                                        facts.bufs[s.load.buffer].element)
+                   for st in per_arm for s in st.values())
+    factor = max(1, total // need)
     entry = (Region(f"{COARSEN_GENERATOR}:{factor}", None, (Region(STREAM_GENERATOR, None, body),)),)
     q = Program(tuple(p.buffers) + shared, (lanes, 1, 1), entry, p.entry_op_id, p.non_composable_with_self)
-    return Streamed(q, loop.var, R, K, tile, chains, lanes, tuple(s.load.buffer for s in streams.values()))
+    return Streamed(q, tuple(a.loop.var for a in arms), sum(a.hi - a.lo for a in arms), max(trips), tile, chains,
+                    lanes, tuple(dict.fromkeys(s.load.buffer for st in per_arm for s in st.values())))
 
 
-def _streamed(p: Program, r: str, R: int, pre, loop: N.Loop, post, streams: list, C: int, L: int, T: int,
+def _streamed(arm: _Arm, streams: dict, facts: Facts, g0: str, g: str, lane_name: str, C: int, L: int, T: int,
               fresh: NameSource) -> tuple:
-    """The new body inside the original regions (see the module docstring)."""
-    lane, r0, t, kk, cur = (E.Var(fresh(h)) for h in ("lane", "r0", "t", "kk", "cur"))
+    """One arm's body (module docstring), the id read as ``g`` (per lane) and ``g0 + c`` (chain c)."""
+    loop, lane = arm.loop, E.Var(lane_name)
+    t, kk, cur = (E.Var(fresh(h)) for h in ("t", "kk", "cur"))
     nt = (loop.to.value - loop.from_.value) // T
     own = lambda nodes: tuple(rewrite_nodes(tuple(nodes), expr=lambda e: map_expr(  # noqa: E731
-        e, lambda x: E.Var(r) if x == E.InvocationId(0) else None)))
-    regs: dict = {}  # (stream, m) -> register name
+        e, lambda x: E.Var(g) if x == _GID else None)))
+    regs: dict = {}  # (shared buffer, m) -> register name
+    ss = list(streams.values())
+
+    def element(s: _Stream, m: int) -> tuple[E.Expr, E.Expr, E.Expr]:
+        """(lane's element e, its chain c, its step) of share m of a tile."""
+        e = _b(BinOp.Add, lane, _u(m * L))
+        if not s.two_d:
+            return e, _u(0), e
+        if s.chain_fast:
+            return e, _b(BinOp.Mod, e, _u(C)), _b(BinOp.Div, e, _u(C))
+        return e, _b(BinOp.Div, e, _u(T)), _b(BinOp.Mod, e, _u(T))
+
+    def shares(s: _Stream) -> range:
+        return range(C * T // L if s.two_d else 1)
 
     def loads(tt: E.Expr) -> list:
         out = []
-        for s in streams:
-            for m in range(C * T // L if s.two_d else 1):
-                e = _b(BinOp.Add, lane, _u(m * L))
-                if s.two_d:
-                    c, step = ((_b(BinOp.Mod, e, _u(C)), _b(BinOp.Div, e, _u(C))) if s.chain_fast
-                               else (_b(BinOp.Div, e, _u(T)), _b(BinOp.Mod, e, _u(T))))
-                else:
-                    c, step = _u(0), e
+        for s in ss:
+            for m in shares(s):
+                _, c, step = element(s, m)
                 k = _b(BinOp.Add, _u(loop.from_.value), _b(BinOp.Add, _b(BinOp.Mul, tt, _u(T)), step))
-                at = map_expr(s.index, lambda x: (_b(BinOp.Add, r0, c) if x == E.Var(r) else k if x == E.Var(loop.var)
-                                                  else None))
+                at = map_expr(s.index, lambda x: (_b(BinOp.Add, E.Var(g0), c) if x == _GID
+                                                  else k if x == E.Var(loop.var) else None))
                 name = regs.setdefault((s.shared, m), fresh("pf"))
                 load = N.Assign(name, E.Load(s.load.buffer, at))
                 out.append(load if s.two_d else N.If(_b(BinOp.Lt, lane, _u(T)), (load,), ()))
@@ -286,28 +336,28 @@ def _streamed(p: Program, r: str, R: int, pre, loop: N.Loop, post, streams: list
 
     def stores(buf: E.Expr) -> list:
         out = []
-        for s in streams:
-            for m in range(C * T // L if s.two_d else 1):
-                e = _b(BinOp.Add, lane, _u(m * L))
+        for s in ss:
+            for m in shares(s):
+                e, c, step = element(s, m)
+                row = _b(BinOp.Add, _b(BinOp.Mul, buf, _u(T)), step)
                 if s.two_d:
-                    c, step = ((_b(BinOp.Mod, e, _u(C)), _b(BinOp.Div, e, _u(C))) if s.chain_fast
-                               else (_b(BinOp.Div, e, _u(T)), _b(BinOp.Mod, e, _u(T))))
-                    at = _b(BinOp.Add, _b(BinOp.Mul, _b(BinOp.Add, _b(BinOp.Mul, buf, _u(T)), step), _u(C + 1)), c)
-                    out.append(N.Store(s.shared, at, E.Var(regs[(s.shared, m)])))
+                    out.append(N.Store(s.shared, _b(BinOp.Add, _b(BinOp.Mul, row, _u(C + 1)), c),
+                                       E.Var(regs[(s.shared, m)])))
                 else:
-                    out.append(N.If(_b(BinOp.Lt, lane, _u(T)), (N.Store(
-                        s.shared, _b(BinOp.Add, _b(BinOp.Mul, buf, _u(T)), e), E.Var(regs[(s.shared, m)])),), ()))
+                    out.append(N.If(_b(BinOp.Lt, lane, _u(T)), (N.Store(s.shared, row, E.Var(regs[(s.shared, m)])),), ()))
         return out
 
     first = loads(_u(0))  # names the registers
-    elem = {s.shared: Facts(p).bufs[s.load.buffer].element for s in streams}
-    declare = [N.Let(name, zero_literal(elem[sh])) for (sh, _), name in regs.items()]
-    table = {s.load: E.Load(s.shared, _b(BinOp.Add, _b(BinOp.Mul, _b(BinOp.Add, _b(BinOp.Mul, cur, _u(T)), kk),
-                                                      _u(C + 1)), lane) if s.two_d
-                            else _b(BinOp.Add, _b(BinOp.Mul, cur, _u(T)), kk)) for s in streams}
+    declare = [N.Let(name, zero_literal(facts.bufs[s.load.buffer].element)) for s in ss for m in shares(s)
+               for name in (regs[(s.shared, m)],)]
+    row = _b(BinOp.Add, _b(BinOp.Mul, cur, _u(T)), kk)
+    table = {s.load: E.Load(s.shared, _b(BinOp.Add, _b(BinOp.Mul, row, _u(C + 1)), lane) if s.two_d else row)
+             for s in ss}
     step_body = own(rewrite_nodes(tuple(loop.body), expr=lambda e: map_expr(
         e, lambda x: table.get(x) if isinstance(x, E.Load) else None)))
-    acting = _b(BinOp.And, _b(BinOp.Lt, lane, _u(C)), _b(BinOp.Lt, E.Var(r), _u(R)))
+    acting = _b(BinOp.And, _b(BinOp.Lt, lane, _u(C)), _b(BinOp.Lt, E.Var(g), _u(arm.hi)))
+    if arm.lo:  # a workgroup between two arms' ranges (g0 past the last arm, before this one) acts on none
+        acting = _b(BinOp.And, acting, _b(BinOp.Ge, E.Var(g), _u(arm.lo)))
     more = _b(BinOp.Lt, _b(BinOp.Add, t, _u(1)), _u(nt))
     k_at = _b(BinOp.Add, _u(loop.from_.value), _b(BinOp.Add, _b(BinOp.Mul, t, _u(T)), kk))
     tiles = N.Loop(t.name, _u(0), _u(nt), (
@@ -317,10 +367,8 @@ def _streamed(p: Program, r: str, R: int, pre, loop: N.Loop, post, streams: list
         N.If(more, tuple(stores(_b(BinOp.BitXor, cur, _u(1)))), ()),
         N.Node.barrier(),
     ))
-    inner = (own(pre) + tuple(declare) + tuple(first) + tuple(stores(_u(0))) + (N.Node.barrier(), tiles)
-             + (N.If(acting, own(post), ()),))
-    return (N.Let(lane.name, E.LocalId(0)), N.Let(r0.name, _b(BinOp.Mul, E.WorkgroupId(0), _u(C))),
-            N.Let(r, _b(BinOp.Add, r0, lane)), N.If(_b(BinOp.Lt, r0, _u(R)), inner, ()))
+    return (own(arm.pre) + tuple(declare) + tuple(first) + tuple(stores(_u(0))) + (N.Node.barrier(), tiles)
+            + (N.If(acting, own(arm.post), ()),))
 
 
 class Stream(PassBase):
@@ -331,12 +379,13 @@ class Stream(PassBase):
         return streaming(ctx.device_class) and any(isinstance(n, N.Loop) for n in walk_nodes(program.entry))
 
     def run(self, program: Program, ctx: PassContext) -> Optional[Rewrite]:
-        s = stream(program, ctx.device_class)
+        s = stream(program, ctx.device_class, ctx.shared_memory_bytes)
         return None if s is None else Rewrite((s.program,), detail=s)
 
     def explain(self, rewrite: Rewrite) -> str:
         s: Streamed = rewrite.detail
-        return (f"loop {s.loop_var}: {s.chains} chains of {s.steps} steps, {s.per_group} per workgroup of "
+        return (f"loop {', '.join(s.loop_vars)}: {s.chains} chains of {'up to ' if len(s.loop_vars) > 1 else ''}"
+                f"{s.steps} steps, {s.per_group} per workgroup of "
                 f"{s.lanes} lanes: every lane loads its share of the next {s.per_group}x{s.tile} tile of "
                 f"{', '.join(s.buffers)} while {s.per_group} lanes step through the current one in workgroup "
                 "memory (each chain's operations in the same order)")
