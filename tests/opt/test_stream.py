@@ -95,7 +95,12 @@ def test_rows_and_columns_stream_with_the_same_bits():
 def test_more_workgroup_memory_takes_larger_tiles_and_the_shape_knob_is_checked(monkeypatch):
     p = _chains(R=64, K=1024)
     assert stream(p, "nvidia").tile == 64 and stream(p, "nvidia", 49152).tile == 128  # 2 x 128 x 33 words of w
+    few = stream(p, "nvidia", 49152, min_workgroups=8)  # 64 chains: C halves to 8 for 8 workgroups
+    assert few.per_group == 8 and few.tile == 256
+    ins = _inputs(p, 3, specials=True)
+    same(reference.run(p, ins), reference.run(few.program, ins))
     monkeypatch.setenv("VYRE_VK_STREAM_SHAPE", "16,256")
+    assert stream(p, "nvidia", 49152, min_workgroups=8).per_group == 16  # the knob's shape as given
     s = stream(p, "nvidia", 49152)
     assert (s.per_group, s.lanes, s.tile) == (16, 256, 256)
     ins = _inputs(p, 2)
@@ -271,7 +276,7 @@ def test_off_by_default_and_explained(monkeypatch):
     assert not any(r.name == "stream" and r.changed for r in optimize(p, True, device_class="nvidia")[1])
     monkeypatch.setenv("VYRE_VK_STREAM", "1")
     why = next(r.why for r in optimize(p, True, device_class="nvidia")[1] if r.name == "stream")
-    assert "64 chains of 256 steps, 32 per workgroup of 256 lanes" in why and "32x64 tile of" in why
+    assert "64 chains of 256 steps, 8 per workgroup of 256 lanes" in why and "8x128 tile of" in why  # C halved: nvidia wants 132 workgroups
     monkeypatch.setenv("VYRE_VK_STREAM", "yes")
     with pytest.raises(OptimizerError, match="Fix:"):
         optimize(p, True, device_class="nvidia")

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The open questions of issue 15 in one device call (bundle carried), about 5 minutes on an H100:
+# The open questions of issue 15 in one device call (bundle carried), about 6 minutes on an H100:
 #   bash tools/device_run.sh bash tools/bench/stream_ab.sh
 # 1. gemv_layouts.py: hand-written GEMV chains, the streamed rows (C chains per workgroup of L lanes,
 #    tiles through workgroup memory) against the chain-per-lane rows and the scalar-block variants.
 # 2. pass_ab.py with VYRE_VK_STREAM=1 and --drop stream: the ops the stream pass fires on, streamed or
-#    not, alternated in one process, results checked equal on the GPU first; two shapes (C,L).
+#    not, alternated in one process, results checked equal on the GPU first; the class's shape and two fixed.
 # 3. run.py latency and barrier_cost.py with and without VYRE_VK_GLOBAL_BARRIERS=1 (kp patch 0012).
 # Files under $OUT (default bench-out); copy them to docs/bench/<card>-*-<date>.* afterwards.
 set -uo pipefail
@@ -16,9 +16,9 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,driver_version --format=csv
 OPS=("nn::linear_relu@in_dim=4096,out_dim=4096" "nn::mlp_backward@model_dim=2048,hidden_dim=8192"
      "nn::attention@seq_len=1024,head_dim=64" "nn::gqa_attention@n_q_heads=8,n_kv_heads=2,seq_len=512,head_dim=64"
      "nn::linear_4bit@in_dim=4096,out_dim=4096")
-for shape in 32,256 16,256; do
-  (cd tools/bench && VYRE_VK_STREAM=1 VYRE_VK_STREAM_SHAPE=$shape timeout 170 python3 pass_ab.py "${OPS[@]}" \
-     --drop stream --warm-up 5) 2>&1 | tee "$OUT/stream-ab-$shape.txt"
+for shape in "" 32,256 16,256; do  # "": the class's shape, C halved for >= 132 workgroups
+  (cd tools/bench && VYRE_VK_STREAM=1 VYRE_VK_STREAM_SHAPE=$shape timeout 150 python3 pass_ab.py "${OPS[@]}" \
+     --drop stream --warm-up 5) 2>&1 | tee "$OUT/stream-ab-${shape:-class}.txt"
 done
 for g in 0 1; do
   VYRE_VK_GLOBAL_BARRIERS=$g timeout 60 python3 tools/bench/run.py --skip elementwise,seed,compile,wgpu \

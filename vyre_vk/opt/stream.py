@@ -62,6 +62,7 @@ from .protocol import OptimizerError, PassBase, PassContext, Rewrite
 STREAM_GENERATOR = "vyre_vk.opt.stream"
 TILES = (256, 128, 64, 32)  # steps per tile: the largest that divides the loop and fits
 MAX_CHAINS = 1 << 15   # more chains than this fill the GPU by themselves
+MIN_CHAINS = 8         # chains per workgroup when halving C for more workgroups
 #: Device classes that stream by default: none until tools/bench/gemv_layouts.py's stream rows and
 #: an ops.py A/B say it wins there.
 STREAM_BY_CLASS: dict[str, bool] = {}
@@ -247,9 +248,12 @@ def _streams(arm: _Arm, facts: Facts, written: set, assigned: set, fresh: NameSo
     return out
 
 
-def stream(p: Program, device_class: str = "default", shared_bytes: int = 32768) -> Optional[Streamed]:
+def stream(p: Program, device_class: str = "default", shared_bytes: int = 32768,
+           min_workgroups: int = 1) -> Optional[Streamed]:
     """`p` with its chains streamed (module docstring) in the class's shape, its double buffers
-    within `shared_bytes` of workgroup memory (the device's limit), or None where it does not qualify."""
+    within `shared_bytes` of workgroup memory (the device's limit), or None where it does not qualify.
+    Without ``$VYRE_VK_STREAM_SHAPE``, C halves (not below MIN_CHAINS) while there would be fewer
+    than `min_workgroups` workgroups (PassContext's, as workgroup_size sizes few invocations)."""
     chains, lanes = stream_shape(device_class)
     budget = shared_bytes
     m = _match(p)
@@ -257,6 +261,11 @@ def stream(p: Program, device_class: str = "default", shared_bytes: int = 32768)
         return None
     regions, arms, splits = m
     top = max(a.hi for a in arms)
+    # the grid: vyre's rule over every bound buffer (workgroup memory), divided down to >= ceil(top / C)
+    total = -(-max(max(b.count, 1) for b in p.buffers if not b.is_workgroup) // lanes)
+    while (not os.environ.get("VYRE_VK_STREAM_SHAPE") and chains > MIN_CHAINS
+           and -(-top // chains) < min_workgroups and -(-top // (chains // 2)) <= total):
+        chains //= 2
     if top > MAX_CHAINS or any(s % chains for s in splits):
         return None  # too many chains, or a workgroup's chains would take both sides of a branch
     facts = Facts(p)
@@ -272,8 +281,6 @@ def stream(p: Program, device_class: str = "default", shared_bytes: int = 32768)
                  and t <= lanes and words * t * 4 <= budget), None)
     if tile is None:
         return None
-    # the grid: vyre's rule over every bound buffer (workgroup memory), divided down to >= ceil(top / C)
-    total = -(-max(max(b.count, 1) for b in p.buffers if not b.is_workgroup) // lanes)
     need = -(-top // chains)
     if total < need:
         return None
@@ -379,7 +386,7 @@ class Stream(PassBase):
         return streaming(ctx.device_class) and any(isinstance(n, N.Loop) for n in walk_nodes(program.entry))
 
     def run(self, program: Program, ctx: PassContext) -> Optional[Rewrite]:
-        s = stream(program, ctx.device_class, ctx.shared_memory_bytes)
+        s = stream(program, ctx.device_class, ctx.shared_memory_bytes, ctx.min_workgroups)
         return None if s is None else Rewrite((s.program,), detail=s)
 
     def explain(self, rewrite: Rewrite) -> str:
