@@ -177,6 +177,13 @@ class Module:
                     f"{self.folder} was emitted for a device with 8-bit storage (byte stores a byte at a time), and "
                     f"{name} does not report it. Fix: emit again with --storage-8bit off (or run it through "
                     "vyre_vk.run, which reads the device's features).")
+            need = max((int(s.get("shared_memory_bytes", 0)) for s in self.stages), default=0)
+            have = int(props.get("max_compute_shared_memory_size", need))
+            if need > have:
+                raise ManifestError(
+                    f"{self.folder} has a stage that needs {need:,} bytes of workgroup memory, and {name}'s "
+                    f"maxComputeSharedMemorySize is {have:,}. Fix: emit again with this device's --device-class "
+                    "(or run it through vyre_vk.run, which plans for the device's limits).")
             if self.manifest.get("fma_probe"):
                 self._check_fma(name)
             if self.manifest.get("native_probe"):

@@ -345,8 +345,8 @@ def _parse_sizes(specs: Sequence[str]) -> dict[str, int]:
 
 
 def _emit(args: argparse.Namespace) -> int:
-    from vyre_vk.compile import (FLOAT64_BY_CLASS, FUSED_FMA_BY_CLASS, NATIVE_MATH_BY_CLASS, STORAGE_8BIT_BY_CLASS,
-                                 DeviceLimits, Options, compile_program)
+    from vyre_vk.compile import (FLOAT64_BY_CLASS, FUSED_FMA_BY_CLASS, NATIVE_MATH_BY_CLASS, SHARED_MEMORY_BY_CLASS,
+                                 STORAGE_8BIT_BY_CLASS, DeviceLimits, Options, compile_program)
     from vyre_vk.emit import emit
 
     stem = check_stem(args.name) if args.name is not None else None  # refused before any work
@@ -360,7 +360,8 @@ def _emit(args: argparse.Namespace) -> int:
         raise UsageError("--native-math applies to --precision fast only. Fix: add --precision fast, or drop it.")
     native = NATIVE_MATH_BY_CLASS[args.device_class] if args.native_math is None else args.native_math
     limits = replace(DeviceLimits(), fused_fma=fused, float64=float64, storage_8bit=byte8,
-                     native_math=native if args.precision == "fast" else ())
+                     native_math=native if args.precision == "fast" else (),
+                     shared_memory_bytes=SHARED_MEMORY_BY_CLASS[args.device_class])
     compiled = compile_program(program, Options(passes=not args.as_written, device_class=args.device_class,
                                                 limits=limits, precision=args.precision))
     if args.explain:

@@ -147,6 +147,8 @@ def build_manifest(compiled: "Compiled", stem: str, sizes: Optional[Mapping[str,
     from vyre_vk.runtime.native_math import NATIVE_PROBE_CASES, PER_FUNC
     from vyre_vk.runtime.probes import PROBE_CASES, PROBE_LOCAL_SIZE
 
+    from vyre_vk.compile.stage import shared_bytes
+
     program, opts = compiled.program, compiled.options
     counts = check_sizes(program, sizes or {})
     bound = [b for b in program.buffers if not b.is_workgroup]
@@ -172,6 +174,7 @@ def build_manifest(compiled: "Compiled", stem: str, sizes: Optional[Mapping[str,
                        "factor": st.factor,
                        "bindings": [_binding(b) for b in compiled.bindings(k)],
                        "trap": trap, "grid": grid, "reads": sorted(st.reads), "writes": sorted(st.writes),
+                       "shared_memory_bytes": shared_bytes(st.program, low),
                        # u8/i8 buffers: constant_id k = the element (byte) count bound to the k-th name
                        **({"spec_constants": [{"constant_id": i, "buffer": name, "value": "count"}
                                               for i, name in enumerate(low.byte_lengths)]} if low.byte_lengths else {})})

@@ -213,3 +213,23 @@ def test_emit_storage_8bit_flag_reaches_the_manifest(tmp_path, flags, want):
     args = ["--device-class", "llvmpipe", *flags] if "--device-class" not in flags else flags
     assert main(["emit", "vyre-libs::nn::silu", "-o", str(tmp_path), *args]) == 0
     assert json.loads((tmp_path / "manifest.json").read_text())["options"]["limits"]["storage_8bit"] is want
+
+
+def test_folders_record_workgroup_memory_and_a_smaller_device_is_refused(tmp_path, vk_device):
+    """Each stage's workgroup memory is in the manifest; a device whose maxComputeSharedMemorySize is
+    smaller refuses the folder with a Fix before anything runs. --device-class nvidia plans for 48 KB."""
+    op = "vyre-libs::nn::softmax"  # one workgroup's tree reduction through workgroup memory, as written
+    x = np.linspace(-3, 3, 64, dtype=np.float32)
+    assert main(["emit", op, "--as-written", "--device-class", "llvmpipe", "-o", str(tmp_path)]) == 0
+    man = json.loads((tmp_path / "manifest.json").read_text())
+    need = man["stages"][0]["shared_memory_bytes"]
+    assert need == sum(b.count * b.element.size for b in get(op).build().buffers if b.is_workgroup) > 0
+    assert man["options"]["limits"]["shared_memory_bytes"] == 32768
+    want = reference.run(get(op).build(), {"input": x})["output"].view(np.uint32)
+    with aot.load(tmp_path, manager=ManagerWith(vk_device.manager, max_compute_shared_memory_size=need)) as mod:
+        np.testing.assert_array_equal(mod.run({"input": x})["output"].view(np.uint32), want)
+    mod = aot.load(tmp_path, manager=ManagerWith(vk_device.manager, max_compute_shared_memory_size=need - 4))
+    with pytest.raises(aot.ManifestError, match=f"needs {need:,} bytes of workgroup memory.*Fix: emit again"):
+        mod.run({"input": x})
+    assert main(["emit", op, "--device-class", "nvidia", "-o", str(tmp_path / "nv")]) == 0
+    assert json.loads((tmp_path / "nv" / "manifest.json").read_text())["options"]["limits"]["shared_memory_bytes"] == 49152

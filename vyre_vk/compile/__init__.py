@@ -49,6 +49,10 @@ FUSED_FMA_BY_CLASS = {"nvidia": True, "amd": False, "intel": False, "llvmpipe": 
 #: What `vyre-vk emit` assumes of a device class's shaderFloat64 when not told (--float64): NVIDIA,
 #: AMD and lavapipe have it (Intel's recent GPUs do not). The runtime always probes.
 FLOAT64_BY_CLASS = {"nvidia": True, "amd": True, "intel": False, "llvmpipe": True, "default": False}
+#: What `vyre-vk emit` assumes of a device class's maxComputeSharedMemorySize (the stream pass sizes its
+#: tiles by it): every NVIDIA GPU since Kepler reports 48 KB; elsewhere the 32 KB lavapipe and most
+#: desktop drivers report (DeviceLimits' default). The runtime uses the device's own.
+SHARED_MEMORY_BY_CLASS = {"nvidia": 49152, "amd": 32768, "intel": 32768, "llvmpipe": 32768, "default": 32768}
 #: What `vyre-vk emit` assumes of a device class's storageBuffer8BitAccess when not told (--storage-8bit):
 #: the desktop drivers and lavapipe all report it. The runtime reads what the device enabled.
 STORAGE_8BIT_BY_CLASS = {"nvidia": True, "amd": True, "intel": True, "llvmpipe": True, "default": False}
@@ -316,6 +320,7 @@ def clear_cache() -> None:
         _cache.clear()
 
 
-__all__ = ["FLOAT64_BY_CLASS", "FUSED_FMA_BY_CLASS", "NATIVE_MATH_BY_CLASS", "PRECISIONS", "STORAGE_8BIT_BY_CLASS", "Binding", "Compiled", "CompiledStage", "DeviceLimits", "MAX_BINDING_SLOTS", "MAX_STORAGE_BUFFER_BYTES",
+__all__ = ["FLOAT64_BY_CLASS", "FUSED_FMA_BY_CLASS", "NATIVE_MATH_BY_CLASS", "PRECISIONS", "SHARED_MEMORY_BY_CLASS",
+           "STORAGE_8BIT_BY_CLASS", "Binding", "Compiled", "CompiledStage", "DeviceLimits", "MAX_BINDING_SLOTS", "MAX_STORAGE_BUFFER_BYTES",
            "Options", "OptionsError", "ProgramCompileError", "STAGES", "Stage", "check_bindings", "check_limits",
            "clear_cache", "compile_program", "compile_stage", "from_graph", "op_name", "record_ops", "shared_bytes"]
