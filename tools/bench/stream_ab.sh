@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The open questions of issue 15 in one device call (bundle carried), about 6 minutes on an H100:
+# The open questions of issue 15 in one device call (bundle carried), about 7 minutes on an H100:
 #   bash tools/device_run.sh bash tools/bench/stream_ab.sh
 # 1. gemv_layouts.py: hand-written GEMV chains, the streamed rows (C chains per workgroup of L lanes,
 #    tiles through workgroup memory) against the chain-per-lane rows and the scalar-block variants.
 # 2. pass_ab.py with VYRE_VK_STREAM=1 and --drop stream: the ops the stream pass fires on, streamed or
 #    not, alternated in one process, results checked equal on the GPU first; the class's shape and two fixed.
 # 3. run.py latency and barrier_cost.py with and without VYRE_VK_GLOBAL_BARRIERS=1 (kp patch 0012).
+# 4. welford_chain.py: reduce_variance's chain by hand (canonicalised loads, a narrow division window).
 # Files under $OUT (default bench-out); copy them to docs/bench/<card>-*-<date>.* afterwards.
 set -uo pipefail
 OUT="${OUT:-bench-out}"
@@ -25,3 +26,5 @@ for g in 0 1; do
     --probe "$PROBE" --out "$OUT/lat-g$g" 2>&1 | grep "^  latency" | sed "s/^/global=$g /" | tee -a "$OUT/latency-ab.txt"
 done
 (cd tools/bench && timeout 60 python3 barrier_cost.py) 2>&1 | tee "$OUT/barrier-cost.txt"
+# 4. reduce_variance's chain by hand: what canonicalising each load costs, and a narrower division window
+(cd tools/bench && timeout 90 python3 welford_chain.py) 2>&1 | tee "$OUT/welford-chain.txt"

@@ -10,6 +10,8 @@ the device's fma is fused, as Markstein's step needs: not on lavapipe):
 - ``table``: RN(1/n) read from a table instead of computed in the chain;
 - ``depth``: loads issued ahead per block of steps; ``local``: lanes per workgroup; ``scalars``: the
   block written out as scalars (as unroll emits) instead of an array and two loops;
+- ``canon loads``: every load canonicalised as the generated chain does (its cost); ``narrow window``:
+  the division's window check for a divisor known to be float(n), n in [1, 2^24] (fewer instructions);
 - ``plain a/b``: the device's own division (correctly rounded on lavapipe, so there it checks the
   chain's logic; not on NVIDIA).
 
@@ -41,9 +43,18 @@ float rcp_rn(float d) {{
     return uintBitsToFloat((e1 != 0.0 && abs(e2) < abs(e1)) ? un : uy);
 }}
 bool window(uint ua, uint ub) {{
+    // narrow: b = float(n), n in [1, 2^24], so eb in [127, 151] and 50 <= ea <= 252 implies the rest
+    if ({narrow}) return ((ua >> 23) & 0xFFu) - 50u <= 202u;
     uint ea = (ua >> 23) & 0xFFu, eb = (ub >> 23) & 0xFFu;
     int de = int(ea) - int(eb);
     return ea >= 50u && ea <= 254u && eb >= 2u && eb <= 252u && de >= -124 && de <= 125;
+}}
+float canon(float x) {{  // what the generated chain does to every load (subnormals to zero, one NaN)
+    if (!{canon}) return x;
+    uint b = floatBitsToUint(x);
+    uint e = b & 0x7F800000u;
+    uint nan = (e == 0x7F800000u && (b & 0x007FFFFFu) != 0u) ? 0x7FC00000u : b;
+    return uintBitsToFloat(e == 0u ? (b & 0x80000000u) : nan);
 }}
 float track(float r) {{
     if ({track}) state = min(state, floatBitsToUint(r) & 0x7F800000u);
@@ -65,7 +76,7 @@ void main() {{
     float m1 = inp[lane], m2 = 0.0;
     for (uint c0 = 0u; c0 < {steps}u; c0 += {depth}u) {{
         float v[{depth}];
-        for (uint j = 0u; j < {depth}u; j++) v[j] = inp[(1u + c0 + j) * {chains}u + lane];
+        for (uint j = 0u; j < {depth}u; j++) v[j] = canon(inp[(1u + c0 + j) * {chains}u + lane]);
         for (uint j = 0u; j < {depth}u; j++) {{
             float x = v[j];
             n += 1u;
@@ -96,7 +107,7 @@ STEP = ("{{ float x = v{j}; n += 1u; precise float d = x - m1; d = track(d); "
 def unrolled(src: str, depth: int, chains: int) -> str:
     """`src` (SHADER, formatted) with each block written out as scalars v0, v1, ... and `depth` steps
     instead of a `float v[depth]` array and two loops: whether the driver keeps the array in registers."""
-    loads = "".join(f"float v{j} = inp[(1u + c0 + {j}u) * {chains}u + lane]; " for j in range(depth))
+    loads = "".join(f"float v{j} = canon(inp[(1u + c0 + {j}u) * {chains}u + lane]); " for j in range(depth))
     steps = "".join(STEP.format(j=j) for j in range(depth))
     head = src.index("        float v[")
     tail = src.index("    }\n    o[lane * 3u]")
@@ -140,11 +151,15 @@ def main(argv=None) -> int:
                 dict(track=1, table=0, depth=32, local=1), dict(track=1, table=0, depth=32, local=64),
                 dict(track=0, table=0, depth=32, local=16, plain=1),
                 dict(track=1, table=0, depth=32, local=16, scalars=1), dict(track=0, table=0, depth=32, local=16, scalars=1),
-                dict(track=0, table=0, depth=32, local=16, plain=1, scalars=1)]
+                dict(track=0, table=0, depth=32, local=16, plain=1, scalars=1),
+                dict(track=1, table=0, depth=32, local=16, canon=1), dict(track=1, table=0, depth=32, local=16, narrow=1),
+                dict(track=1, table=0, depth=32, local=16, canon=1, narrow=1)]
     print(f"device: {dev.name}; {CHAINS} chains x {steps} steps")
     for v in variants:
         src = SHADER.format(chains=CHAINS, steps=steps, track="true" if v["track"] else "false",
-                            table="true" if v["table"] else "false", plain="true" if v.get("plain") else "false", depth=v["depth"], local=v["local"])
+                            table="true" if v["table"] else "false", plain="true" if v.get("plain") else "false",
+                            canon="true" if v.get("canon") else "false", narrow="true" if v.get("narrow") else "false",
+                            depth=v["depth"], local=v["local"])
         if v.get("scalars"):
             src = unrolled(src, v["depth"], CHAINS)
         to = kp_bridge.tensor(mgr, np.zeros(CHAINS * 3, np.float32))
@@ -156,7 +171,8 @@ def main(argv=None) -> int:
                  and np.array_equal(out[:, 1].view(np.uint32), want2.view(np.uint32)))
         state = "" if not v["track"] else f", state {'clean' if out[0, 2].view(np.uint32) != 0 else 'set'}"
         print(f"  {'plain a/b' if v.get('plain') else 'Markstein'} track {v['track']} table {v['table']} depth {v['depth']:3} local {v['local']:3}"
-              f"{', scalars' if v.get('scalars') else ''}: {statistics.median(ts):8.3f} ms, bits {'equal' if exact else 'DIFFER'}{state}")
+              f"{', scalars' if v.get('scalars') else ''}{', canon loads' if v.get('canon') else ''}"
+              f"{', narrow window' if v.get('narrow') else ''}: {statistics.median(ts):8.3f} ms, bits {'equal' if exact else 'DIFFER'}{state}")
         for o in (algo, to):
             o.destroy()
     for o in (ti, ty):
