@@ -29,6 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run as bench  # noqa: E402  (tools/bench/run.py: probe, medians)
+from gpu_timing import dispatch_seconds  # noqa: E402
 
 ALT = """float vyre_fadd(float a, float b) {
     uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
@@ -156,15 +157,9 @@ def main(argv=None) -> int:
                 if got.view(np.uint32).tolist() != want.view(np.uint32).tolist():
                     note = "  (bits differ from NumPy: not this helper's meaning)"
                     bad += not variant.endswith("plain")  # plain f32 keeps subnormals, rounds as the driver does
-            seq = mgr.sequence(0, 1).record(kp_bridge.dispatch(algo))
-            gpu = []
-            for _ in range(args.reps):
-                seq.eval()
-                ts = seq.get_timestamps()
-                gpu.append((ts[-1] - ts[0]) * period)
-            ns = float(np.median(gpu)) / steps
+            ns = float(np.median(dispatch_seconds(mgr, algo, args.reps, period))) * 1e9 / steps
             print(f"  {variant:16} {ns:7.2f} ns/step{note}")
-            for o in (seq, algo, tb, tr):
+            for o in (algo, tb, tr):
                 o.destroy()
     return bad
 

@@ -24,6 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run as bench  # noqa: E402  (tools/bench/run.py: timing helpers, probe, torch)
+from gpu_timing import dispatch_seconds  # noqa: E402
 
 RANGES = {"exp": (-87.0, 88.0), "tanh": (-10.0, 10.0)}
 
@@ -60,13 +61,8 @@ def builtin(dev, fn: str, a: np.ndarray, reps: int, period_ns: float) -> tuple[n
     mgr.sequence().record(kp_bridge.sync_device([ta, to])).record(kp_bridge.dispatch(algo)).record(
         kp_bridge.sync_local([to])).eval()
     out = to.data().copy()
-    seq = mgr.sequence(0, 1).record(kp_bridge.dispatch(algo))
-    gpu = []
-    for _ in range(reps):
-        seq.eval()
-        ts = seq.get_timestamps()
-        gpu.append((ts[-1] - ts[0]) * period_ns * 1e-9)
-    for o in (seq, algo, ta, to):
+    gpu = dispatch_seconds(mgr, algo, reps, period_ns)
+    for o in (algo, ta, to):
         o.destroy()
     return out, gpu
 
