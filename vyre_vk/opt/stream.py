@@ -9,27 +9,36 @@ lanes: every lane loads its share of the next C x T tile of each streamed buffer
 (consecutive lanes on consecutive addresses), while lanes 0..C-1 run T steps of their chains over
 the current tile in workgroup memory; a double buffer and one barrier per tile::
 
-    let r = gid.x                       let lane = local.x; let r0 = wg.x * C; let r = r0 + lane
-    if r < R {                          if r0 < R {                                  (uniform)
-        PRE                                 PRE; tile 0 -> shared[0]; barrier
+    let r = gid.x                       let lane = local.x; let g0 = wg.x * C; let g = g0 + lane
+    if r < R {                          if g0 < R {                                  (uniform)
+        PRE                                 PRE (id read as g); tile 0 -> shared[0]; barrier
         for k in a..b { BODY }   ->         for t in 0..K/T {
         POST                                    if t + 1 < K/T { tile t+1 -> registers }
-    }                                           if lane < C && r < R { for kk in 0..T { let k = a + t*T + kk; BODY' } }
+    }                                           if lane < C && g < R { for kk in 0..T { let k = a + t*T + kk; BODY' } }
                                                 if t + 1 < K/T { registers -> shared[1 - t%2] }; barrier
                                             }
-                                            if lane < C && r < R { POST }
+                                            if lane < C && g < R { POST }
                                         }
 
-BODY' reads ``shared[t%2][kk][lane]`` where BODY read ``buf[idx(r, k)]``: the value of the same
-element (the loader evaluates idx at (r0 + c, k) for each chain c), so every chain runs the same
+BODY' reads ``shared[t%2][kk][lane]`` where BODY read ``buf[idx(id, k)]``: the value of the same
+element (the loader evaluates idx at (g0 + c, k) for each chain c), so every chain runs the same
 operations on the same values in the same order: the same bits. A load qualifies (is streamed)
-when its index, with PRE's load-free lets inlined, reads only ``r`` and ``k`` and reads k, from a
-4-byte buffer the stage never writes. PRE runs for every lane (lets only: loads out of bounds
-read zero, nothing in the stage may trap); loads move ahead of BODY's statements because the
-stage has no stores before POST and loads have no effect (as unroll.py argues).
+when its index, with the lets before the loop inlined (those that load nothing and are never
+assigned), reads only the invocation id and k and reads k, from a 4-byte buffer the stage never
+writes. PRE runs for every lane (lets only: loads out of bounds read zero, nothing in the stage
+may trap); loads move ahead of BODY's statements because the stage has no stores before POST and
+loads have no effect (as unroll.py argues).
 
-The grid: workgroup memory makes vyre's rule count every bound buffer, so a coarsening region
-(dispatch.py) divides it down to at least ceil(R / C) workgroups; later ones do nothing.
+Arms: a stage whose ids branch (fission's ``if id < M { chain a } else { chain b }``) streams each
+arm's chain; its workgroups take the branch by g0 (uniform), so a split point must be a multiple
+of C, and a workgroup whose ids fall between two arms' ranges acts on none.
+
+Shape: C chains of L lanes per workgroup by class (``$VYRE_VK_STREAM_SHAPE=C,L``); without the knob
+C halves (not below 8) while the stage would have fewer workgroups than the class wants (as
+workgroup_size spreads few invocations). T is the largest tile whose double buffers fit the
+device's workgroup memory (PassContext.shared_memory_bytes). The grid: workgroup memory makes
+vyre's rule count every bound buffer, so a coarsening region (dispatch.py) divides it down to at
+least ceil(ids / C) workgroups; later ones do nothing.
 
 Off by default everywhere until measured (STREAM_BY_CLASS); ``$VYRE_VK_STREAM=1`` / ``0``
 turns it on / off for A/B runs.
@@ -54,7 +63,7 @@ from ..ir import node as N
 from ..ir.optable import BinOp
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import DataType
-from ..ir.walk import map_expr, node_all_exprs, node_bodies, node_exprs, rewrite_nodes, walk_expr, walk_nodes
+from ..ir.walk import map_expr, node_all_exprs, node_exprs, rewrite_nodes, walk_expr, walk_nodes
 from .analysis import Facts, NameSource, all_names, assigned_vars, stored_buffers, uses_workgroup_scope, zero_literal
 from .dispatch import COARSEN_GENERATOR, coarsen_factor
 from .protocol import OptimizerError, PassBase, PassContext, Rewrite
