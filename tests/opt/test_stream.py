@@ -275,7 +275,12 @@ def test_off_by_default_and_explained(monkeypatch):
     p = _chains(R=64, K=256)
     assert not any(r.name == "stream" and r.changed for r in optimize(p, True, device_class="nvidia")[1])
     monkeypatch.setenv("VYRE_VK_STREAM", "1")
-    why = next(r.why for r in optimize(p, True, device_class="nvidia")[1] if r.name == "stream")
+    graph, reports = optimize(p, True, device_class="nvidia")
+    why = next(r.why for r in reports if r.name == "stream")
+    # the tile's loop reads workgroup memory nothing writes while it runs: unroll issues those loads ahead
+    assert "loop opt_st_kk" in next(r.why for r in reports if r.name == "unroll")
+    ins = _inputs(p, 8, specials=True)
+    same(reference.run(p, ins), graph.run_reference(ins))
     assert "64 chains of 256 steps, 8 per workgroup of 256 lanes" in why and "8x128 tile of" in why  # C halved: nvidia wants 132 workgroups
     monkeypatch.setenv("VYRE_VK_STREAM", "yes")
     with pytest.raises(OptimizerError, match="Fix:"):

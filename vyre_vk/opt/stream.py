@@ -69,6 +69,9 @@ from .dispatch import COARSEN_GENERATOR, coarsen_factor
 from .protocol import OptimizerError, PassBase, PassContext, Rewrite
 
 STREAM_GENERATOR = "vyre_vk.opt.stream"
+#: Wraps each tile's chain loop: between the barriers around it no invocation writes the half of the
+#: double buffers it reads, so unroll may issue its workgroup loads ahead like any other load.
+TILE_GENERATOR = "vyre_vk.opt.stream.tile"
 TILES = (256, 128, 64, 32)  # steps per tile: the largest that divides the loop and fits
 MAX_CHAINS = 1 << 15   # more chains than this fill the GPU by themselves
 MIN_CHAINS = 8         # chains per workgroup when halving C for more workgroups
@@ -379,7 +382,8 @@ def _streamed(arm: _Arm, streams: dict, facts: Facts, g0: str, g: str, lane_name
     tiles = N.Loop(t.name, _u(0), _u(nt), (
         N.Let(cur.name, _b(BinOp.BitAnd, t, _u(1))),
         N.If(more, tuple(loads(_b(BinOp.Add, t, _u(1)))), ()),
-        N.If(acting, (N.Loop(kk.name, _u(0), _u(T), (N.Let(loop.var, k_at),) + tuple(step_body)),), ()),
+        N.If(acting, (Region(TILE_GENERATOR, None, (
+            N.Loop(kk.name, _u(0), _u(T), (N.Let(loop.var, k_at),) + tuple(step_body)),)),), ()),
         N.If(more, tuple(stores(_b(BinOp.BitXor, cur, _u(1)))), ()),
         N.Node.barrier(),
     ))

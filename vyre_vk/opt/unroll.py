@@ -39,6 +39,7 @@ from .analysis import (Facts, NameSource, all_names, assigned_vars, blocked_loop
                        replace_entry, size_of)
 from .distribute import KEYCHAIN_GENERATOR
 from .spread import SPREAD_GENERATOR
+from .stream import TILE_GENERATOR
 from .protocol import OptimizerError, PassBase, PassContext, Rewrite
 
 UNROLL = 16
@@ -178,15 +179,17 @@ def _loop_locals(loop: N.Loop, min_trips: int, stores: bool = False) -> Optional
 
 
 def _candidate(loop: N.Loop, facts: Facts, factor: int, inline_index: bool = True,
-               stores: bool = False) -> Optional[list]:
-    """The loads to prefetch (distinct, first-seen order), or None."""
+               stores: bool = False, shared: bool = False) -> Optional[list]:
+    """The loads to prefetch (distinct, first-seen order), or None. Workgroup loads only with
+    `shared` (a stream tile's loop: nothing writes what it reads while it runs, stream.py)."""
     local = _loop_locals(loop, 2 * factor, stores) if factor else None
     if local is None:
         return None
     index_lets = _index_lets(loop, local, facts) if inline_index else {}
     loads: list = []
     for x in node_all_exprs(loop.body):
-        if not isinstance(x, E.Load) or x in [ld for ld, _ in loads] or x.buffer in facts.workgroup_bufs:
+        if not isinstance(x, E.Load) or x in [ld for ld, _ in loads] or (
+                x.buffer in facts.workgroup_bufs and not shared):
             continue
         at = _inline(x.index, index_lets)
         if not facts.may_trap(x) and not any(isinstance(v, E.Var) and v.name in local for v in walk_expr(at)):
@@ -270,9 +273,9 @@ def unroll_loads(p: Program, factor: int = UNROLL, roll: bool = False, pipeline:
     inline_index = chains or any(isinstance(r, Region) and r.generator == SPREAD_GENERATOR for r in p.entry)
     done: list = []
 
-    def rewrite(loop: N.Loop) -> Optional[tuple]:
+    def rewrite(loop: N.Loop, shared: bool = False) -> Optional[tuple]:
         factor = loop_factor(loop, unroll)
-        loads = _candidate(loop, facts, factor, inline_index, chains)
+        loads = _candidate(loop, facts, factor, inline_index, chains, shared)
         if loads is None and not factor and roll:
             r = rolling_prefetch(loop, facts, unroll, fresh)
             if r is not None:
@@ -302,7 +305,12 @@ def unroll_loads(p: Program, factor: int = UNROLL, roll: bool = False, pipeline:
         done.append(f"{loop.var} ({hi - lo} iterations, {len(loads)} load(s) each{fewer})")
         return tuple(out)
 
-    entry = rewrite_nodes(p.entry, stmt=lambda n: rewrite(n) if isinstance(n, N.Loop) else None)
+    def tile(r: Region) -> Optional[tuple]:
+        inner = rewrite(r.body[0], shared=True) if len(r.body) == 1 and isinstance(r.body[0], N.Loop) else None
+        return None if inner is None else (dataclasses.replace(r, body=inner),)
+
+    entry = rewrite_nodes(p.entry, stmt=lambda n: rewrite(n) if isinstance(n, N.Loop) else tile(n) if (
+        isinstance(n, Region) and n.generator == TILE_GENERATOR) else None)
     if not done:
         return p, ""
     return replace_entry(p, entry), (f"unrolled x{unroll} or prefetched, loads issued before the arithmetic "
