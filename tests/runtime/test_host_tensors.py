@@ -161,3 +161,30 @@ def test_a_device_that_refuses_host_tensors_falls_back_to_staging(monkeypatch, a
         assert not only_plan(kernel).host and dev.host_tensor_bytes == 0 and len(made) == allowed
     finally:
         dev.close()
+
+
+def full_writer(n: int) -> Program:
+    """out[i] = a[i] + 1 for every i below len(out): no starting value of `out` is ever seen."""
+    i = Expr.var("i")
+    return Program.wrapped(
+        [BufferDecl.read("a", 0, DataType.U32).with_count(n), BufferDecl.output("out", 1, DataType.U32).with_count(n)],
+        (64, 1, 1),
+        [Node.let_bind("i", Expr.gid_x()),
+         Node.if_then(Expr.lt(i, Expr.buf_len("out")), [Node.store("out", i, Expr.add(Expr.load("a", i), Expr.u32(1)))])])
+
+
+@pytest.mark.parametrize("staged", [False, True], ids=["host", "staged"])
+def test_outputs_a_stage_rewrites_in_full_are_not_zeroed_or_uploaded(vk_device, staged_device, staged):
+    """vyre_vk.ir.coverage proves `out` rewritten (coarsened x4 as the optimiser leaves it): the plan
+    neither zeroes nor uploads it, and every run still returns that run's values; a partial writer's
+    `out` is still zeroed (test_outputs_start_zero_on_every_host_run checks its values)."""
+    dev = staged_device if staged else vk_device
+    kernel = dev.compile(full_writer(100))
+    for k in range(3):
+        a = np.arange(100, dtype=np.uint32) * np.uint32(k + 2)
+        assert kernel.run({"a": a})["out"].tolist() == (a + 1).tolist()
+    plan = only_plan(kernel)
+    assert plan.host is not staged and "out" not in plan.uploads and "a" in plan.uploads
+    partial = dev.compile(partial_writer(100))
+    partial.run({"a": np.arange(100, dtype=np.uint32)})
+    assert "out" in only_plan(partial).uploads

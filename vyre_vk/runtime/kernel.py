@@ -30,6 +30,7 @@ from vyre_vk.compile.stage import check_storage_size
 from vyre_vk.ir import DataType
 from vyre_vk.ir import expr as E
 from vyre_vk.ir import node as N
+from vyre_vk.ir.coverage import rewrites
 from vyre_vk.ir.optable import canon
 from vyre_vk.ir.walk import node_bodies, node_exprs, walk_expr
 from vyre_vk.runtime import kp_bridge
@@ -264,12 +265,15 @@ class Kernel:
                     by_binding[slot] = tensors[f"\0unused-{k}-{slot}"] = new_tensor(np.zeros(1, np.uint32))
             algorithms.append(kp_bridge.algorithm(mgr, [by_binding[s] for s in sorted(by_binding)], st.spirv, g,
                                                   [sizes[n] for n in st.lowered.byte_lengths]))
-        uploads = [n for n in self._names if n not in resident] + [f"\0trap-{k}" for k, _ in traps]
+        # results a stage rewrites in full every run start unseen: neither zeroed nor uploaded
+        rewritten = self._rewritten(sizes, grids)
+        uploads = [n for n in self._names if n not in resident and n not in rewritten] + [
+            f"\0trap-{k}" for k, _ in traps]
         if host:  # no staging copy restores the scratch: the host zeroes it before each run
             uploads += [s.name for s in self.scratch]
         downloads = [b.name for b in self._results]
         seq = mgr.sequence()
-        fresh = [t for n, t in tensors.items() if n not in resident]  # scratch and fillers start zeroed
+        fresh = [t for n, t in tensors.items() if n not in resident and n not in rewritten]  # scratch, fillers: zeroed
         staged = not host or fell_back
         if fresh and staged:  # every buffer resident (Device.array): kp refuses an empty sync
             seq.record(kp_bridge.sync_device(fresh)).record(kp_bridge.transfer_barrier(fresh))
@@ -295,6 +299,18 @@ class Kernel:
         while len(self._plans) > self.max_plans:
             self._plans.popitem(last=False)[1].destroy()
         return plan
+
+    def _rewritten(self, sizes: dict, grids: list) -> set[str]:
+        """Result buffers (outputs only, 4-byte elements, whole) that the one stage binding them stores
+        in full every run without reading them (vyre_vk.ir.coverage): their starting zeros are never seen."""
+        out = set()
+        for b in self._results:
+            if b.is_input or b.element.is_byte or b.output_byte_range is not None:
+                continue
+            users = [k for k, st in enumerate(self.stages) if any(x.name == b.name for x in st.program.buffers)]
+            if len(users) == 1 and rewrites(self.stages[users[0]].program, b.name, grids[users[0]], sizes):
+                out.add(b.name)
+        return out
 
     def _host_ok(self, arrays: dict, grids: list) -> bool:
         """Whether a plan for `arrays` may use host-visible tensors in place: every tensor together
