@@ -410,8 +410,9 @@ def test_hoist_fired_on_random_programs():
 
 
 # ----------------------------------------------------------------------------- parallelism-aware local size
-def test_few_invocations_get_smaller_workgroups_on_gpus():
+def test_few_invocations_get_smaller_workgroups_on_gpus(monkeypatch):
     from vyre_vk.opt.dispatch import MIN_WORKGROUPS
+    monkeypatch.setenv("VYRE_VK_STREAM", "0")  # the chain-per-invocation schedule this sizes (stream: test_stream.py)
     program = get(SEED).build_with(model_dim=2048, hidden_dim=8192)
     graph, reports = optimize(program, device_class="nvidia")
     # fission stage: 2 x 8192 invocations -> 64 wide (256 workgroups); combine: 8192 -> 32 wide;
@@ -424,7 +425,8 @@ def test_few_invocations_get_smaller_workgroups_on_gpus():
 
 
 @pytest.mark.parametrize("d,h", [(1, 1), (17, 9), (40, 128), (300, 64)])
-def test_seed_small_workgroups_identical(d, h):
+def test_seed_small_workgroups_identical(monkeypatch, d, h):
+    monkeypatch.setenv("VYRE_VK_STREAM", "0")  # as above: workgroup_size's sizes, not stream's
     program = get(SEED).build_with(model_dim=d, hidden_dim=h)
     graph, _ = check(program, seed_inputs(d, h, d + h), True, device_class="nvidia")
     assert all(s.workgroup_size[0] < 64 for s in graph.stages) or d * h > 64 * 132
