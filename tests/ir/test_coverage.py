@@ -61,5 +61,16 @@ def test_refused(why, body):
     assert id_guards(_prog(body), "out") is None, why
 
 
+def test_async_copies_and_calls_are_refused():
+    """An async copy names buffers outside expressions (it could read `out`), a call could read it."""
+    from vyre_vk.ir import node as N
+    from vyre_vk.ir import expr as E
+    copy = N.AsyncLoad("out", "a", Expr.u32(0), Expr.u32(4), "t")
+    assert id_guards(_prog(_guarded(Node.store("out", i, a)) + [copy]), "out") is None
+    call = Node.let_bind("c", E.Call("t::reader", (i,)))
+    assert id_guards(_prog(_guarded(call, Node.store("out", i, a))), "out") is None
+    assert id_guards(_prog(_guarded(Node.store("out", i, a))), "out") is not None  # the same without them
+
+
 def test_two_dimensional_workgroups_are_refused():
     assert id_guards(_prog(_guarded(Node.store("out", i, a)), wg=(8, 8, 1)), "out") is None

@@ -50,8 +50,10 @@ def id_guards(p: Program, buffer: str) -> Optional[tuple[tuple[E.Expr, ...], int
     if tuple(p.workgroup_size[1:]) != (1, 1):
         return None
     for x in node_all_exprs(p.entry):
-        if isinstance(x, (E.Load, E.Atomic)) and x.buffer == buffer:
-            return None
+        if (isinstance(x, (E.Load, E.Atomic)) and x.buffer == buffer) or isinstance(x, E.Call):
+            return None  # a read of it, or a call that might read it
+    if any(isinstance(n, N.UNSUPPORTED_NODES) for n in walk_nodes(p.entry)):
+        return None  # async copies name buffers outside expressions
     return _find(tuple(p.entry), buffer, frozenset(), (), _assigned(p.entry), True)
 
 
