@@ -23,7 +23,7 @@ from .test_passes import same
 
 F, U = np.float32, np.uint32
 WITHOUT = set(PASS_NAMES) - {"stream"}
-SPECIALS = np.array([0.0, -0.0, 1e-40, -1e-39, 3e38, -3e38], F)
+SPECIALS = np.array([0.0, -0.0, 1e-40, -1e-39, 3e38, -3e38, np.inf, -np.inf, np.nan], F)
 
 
 @pytest.fixture
