@@ -313,3 +313,19 @@ def test_random_chains_on_vulkan(vk_device, program, seed):
     got = vk_device.compile(s.program, optimize=False).run(ins)
     for name, w in want.items():
         assert got[name].view(U).tolist() == w.view(U).tolist()
+
+
+def test_a_knob_changed_between_compiles_is_not_served_from_the_caches(vk_device, monkeypatch):
+    """Compile's and the device's caches key on the schedule knobs set (opt.pipeline.SCHEDULE_KNOBS):
+    an equal program compiled with stream off and then on is two kernels, each as asked. (The very
+    same Program object is served by Device.compile's recent-object path, which reads no knobs.)"""
+    build = lambda: get("vyre-libs::nn::linear_relu").build_with(in_dim=128, out_dim=40)  # noqa: E731
+    p = build()
+    monkeypatch.setenv("VYRE_VK_STREAM", "0")
+    off = vk_device.compile(p)
+    monkeypatch.setenv("VYRE_VK_STREAM", "1")
+    on = vk_device.compile(build())
+    assert on is not off and any(r.name == "stream" and r.changed for r in on.reports)
+    assert not any(r.name == "stream" and r.changed for r in off.reports)
+    ins = _random_inputs(p, 3)
+    assert on.run(ins)["out"].view(U).tolist() == off.run(ins)["out"].view(U).tolist()

@@ -97,8 +97,13 @@ class Options:
 
     @property
     def key(self) -> str:
+        """What the compiled result depends on: the options and, when passes run, the schedule knobs set
+        in the environment (vyre_vk.opt.pipeline.SCHEDULE_KNOBS)."""
+        from vyre_vk.opt.pipeline import knob_settings
+
         passes = "all" if self.passes is True else "none" if not self.passes else ",".join(sorted(self.passes))
-        return f"{passes}|{self.device_class}|{self.precision}|{self.limits}"
+        knobs = knob_settings() if self.passes else ""
+        return f"{passes}|{self.device_class}|{self.precision}|{self.limits}|{knobs}"
 
 
 @dataclass(frozen=True)

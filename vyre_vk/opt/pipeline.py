@@ -117,6 +117,23 @@ def _check(name: str, after: Program) -> Optional[str]:
     return None
 
 
+#: The environment knobs that change what the passes make (tuning knobs for measurements, read when a
+#: program is optimised): compile's cache keys include their settings (:func:`knob_settings`), so a
+#: process that changes one between compiles gets the schedule it asked for, not a cached one.
+SCHEDULE_KNOBS = ("VYRE_VK_PASSES_OFF", "VYRE_VK_SPECULATE", "VYRE_VK_UNROLL", "VYRE_VK_PIPELINE", "VYRE_VK_INFLIGHT",
+                  "VYRE_VK_ROLL", "VYRE_VK_STREAM", "VYRE_VK_STREAM_SHAPE")
+
+
+def knob_settings() -> str:
+    """The set knobs of SCHEDULE_KNOBS as ``NAME=value`` joined by commas ('' when none is set).
+
+    >>> import os
+    >>> knob_settings() == ",".join(f"{k}={os.environ[k]}" for k in SCHEDULE_KNOBS if os.environ.get(k))
+    True
+    """
+    return ",".join(f"{k}={os.environ[k]}" for k in SCHEDULE_KNOBS if os.environ.get(k))
+
+
 def check_each_pass() -> bool:
     """Validate every pass's output and revert just that pass ($VYRE_VK_CHECK_PASSES=1, set by the
     test suite), instead of validating the final schedule once and reverting all of it."""
@@ -255,5 +272,5 @@ def run_reference(result: Union[ProgramGraph, Program], inputs, grid=None) -> di
     return result.run_reference(inputs, grid=grid)
 
 
-__all__ = ["PassReport", "ProgramGraph", "optimize", "run_reference", "PASS_ORDER", "PASS_NAMES", "PASSES",
+__all__ = ["PassReport", "SCHEDULE_KNOBS", "knob_settings", "ProgramGraph", "optimize", "run_reference", "PASS_ORDER", "PASS_NAMES", "PASSES",
            "DEFAULT_PASSES", "MAX_STAGES", "MAX_FISSIONS", "OptimizerError", "coarsen_factor"]
