@@ -258,3 +258,73 @@ def test_stored_values_checked_and_recomputed(vk_device):
     mutant = glsl.replace(kept.group(0), f"float {kept.group(1)} = ({kept.group(2)}) * 1.5;\n")
     got = _run_glsl(vk_device, mutant, [x["a"], x["b"], x["c"], np.zeros(n, F)], 3, n // 64).view(U)
     assert got[1:5].tolist() == want[1:5].tolist() and got[0] != want[0]
+
+
+def test_division_by_a_cast_u32_takes_the_narrow_window(vk_device, monkeypatch):
+    """VYRE_VK_SPEC_DIV_U32=1: a chain's division by float(u) for a u32 u is vyre_sp_div_u (no sign
+    steps, the window 50 <= ea <= 252 and b != 0, which imply vyre_fdiv_window for such divisors),
+    run here with lavapipe's fma replaced by a correctly rounded one: the reference's bits for
+    divisors 0, 1, 2^24, 2^32 - 256 and random ones up to 2^32, dividends across the exponent range;
+    without the re-run, exact wherever the narrow window held, and wrong somewhere outside it.
+    Divisors keep at most 24 significant bits: the stand-in computes in double, and lavapipe's
+    compiler then converts a wider u32 straight to double, skipping float()'s rounding (the exact,
+    non-speculative division shows the same 1-ULP differences there; on a GPU fma is native)."""
+    if not vk_device.limits.float64:
+        pytest.skip("the correctly rounded fma stand-in needs shaderFloat64")
+    rng = np.random.default_rng(11)
+    a1, _ = _pairs(rng)
+    ea = rng.integers(0, 256, 1 << 13)
+    a2 = ((rng.integers(0, 2, ea.size) << 31) | (ea << 23) | rng.integers(0, 1 << 23, ea.size)).astype(U).view(F)
+    a = np.concatenate([a1[::8], a2])
+    n = a.size
+    u = rng.integers(0, 1 << 32, 2 * n, dtype=np.uint64).astype(U)
+    u &= ~((1 << np.maximum(np.floor(np.log2(np.maximum(u, 1))).astype(np.int64) - 23, 0)) - 1).astype(U)
+    u[::2] = 1  # the exact first iteration divides by 1
+    u[1:64:2] = [0, 1, 1 << 24, 0xFFFFFF00] * 8
+    u[65:4000:2] = rng.integers(1, 65537, len(range(65, 4000, 2)))  # Welford's counts
+    i = Expr.gid_x()
+    div = Expr.binop(BinOp.Div, Expr.var("acc"), Expr.cast(DataType.F32, Expr.load("u", Expr.add(
+        Expr.mul(i, Expr.u32(2)), Expr.var("j")))))
+    p = Program.wrapped(
+        [BufferDecl.read("a", 0, DataType.F32).with_count(n), BufferDecl.read("u", 1, DataType.U32).with_count(2 * n),
+         BufferDecl.output("out", 2, DataType.F32).with_count(n)], (64, 1, 1),
+        [wrap_anonymous("t::div_u", [Node.if_then(Expr.lt(i, Expr.u32(n)), [
+            Node.let_bind("acc", Expr.load("a", i)), Node.loop_for("j", Expr.u32(0), Expr.u32(2), [Node.assign("acc", div)]),
+            Node.store("out", i, Expr.var("acc"))])])])
+    with np.errstate(all="ignore"):
+        want = reference.run(p, {"a": a, "u": u})["out"].view(U)
+    monkeypatch.setenv("VYRE_VK_SPEC_DIV_U32", "1")
+    glsl = lower(speculate(p)[0], fused_fma=True).glsl
+    assert "vyre_sp_div_u(" in glsl and "vyre_sp_div(" not in glsl
+    monkeypatch.delenv("VYRE_VK_SPEC_DIV_U32")
+    assert "vyre_sp_div_u(" not in lower(speculate(p)[0], fused_fma=True).glsl  # off by default
+    start = glsl.index("float vyre_rcp_rn(float d)")
+    body = glsl[:start] + FMA_RN + re.sub(r"\bfma\(", "vk_fma_rn(", glsl[start:])
+    groups = (n + 63) // 64
+    got = _run_glsl(vk_device, body, [a, u, np.zeros(n, F)], 2, groups).view(U)
+    bad = np.flatnonzero(got != want)
+    assert bad.size == 0, (bad.size, a[bad[:4]], u[1::2][bad[:4]])
+    mutant = _run_glsl(vk_device, body.replace(RERUN, "if (false)"), [a, u, np.zeros(n, F)], 2, groups).view(U)
+    ea_a = (a.view(U) >> 23) & 0xFF
+    with np.errstate(all="ignore"):
+        q = (a / u[1::2].astype(F)).view(U) & 0x7F800000
+    inside = (ea_a >= 50) & (ea_a <= 252) & (u[1::2] != 0) & (q != 0)
+    assert inside.mean() > 0.3 and (mutant[inside] == want[inside]).all()
+    assert (mutant[~inside] != want[~inside]).any()
+
+
+def test_the_narrow_window_implies_the_general_one_for_every_u32_divisor():
+    """The proof behind vyre_sp_div_u, exhaustively over exponent fields: for b = float(x), x a u32,
+    eb is 0 (x = 0) or in [127, 159]; with b != 0 and 50 <= ea <= 252, vyre_fdiv_window holds."""
+    from vyre_vk.lower.ieee import FAST_DIV_DIFF, FAST_DIV_EB, FAST_DIV_MIN_EA
+    from vyre_vk.lower.speculate import SPECULATIVE_FUSED
+    lo, span = (int(v) for v in re.search(r"- (\d+)u <= (\d+)u && b != 0\.0", SPECULATIVE_FUSED["vyre_sp_div_u"]).groups())
+    xs = np.array([0, 1, 2, 3, (1 << 24) - 1, 1 << 24, (1 << 24) + 1, 0xFFFFFF7F, 0xFFFFFF80, 0xFFFFFFFF]
+                  + [1 << k for k in range(32)], np.uint64)
+    ebs = sorted({int((np.float32(x).view(U) >> 23) & 0xFF) for x in xs})
+    assert ebs[0] == 0 and ebs[1] == 127 and ebs[-1] == 159
+    for eb in ebs[1:]:
+        for ea in range(lo, lo + span + 1):  # the helper's own constants
+            de = ea - eb
+            assert (FAST_DIV_MIN_EA <= ea <= 254 and FAST_DIV_EB[0] <= eb <= FAST_DIV_EB[1]
+                    and FAST_DIV_DIFF[0] <= de <= FAST_DIV_DIFF[1]), (ea, eb)

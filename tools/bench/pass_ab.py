@@ -2,6 +2,10 @@
 process, to find which pass made an op slower (a probe, not a benchmark of record: ops.py is that).
 
     python3 tools/bench/pass_ab.py "decode::hex@input_len=16777216" --drop coarsen --drop coarsen,workgroup_size
+    python3 tools/bench/pass_ab.py "math::reduce_variance@n=16777216" --env VYRE_VK_SPEC_DIV_U32=1
+
+``--env NAME=VALUE`` (repeatable) adds a variant compiled with that schedule knob set (compile's caches
+key on the knobs, vyre_vk.opt.pipeline.SCHEDULE_KNOBS); the others compile without it.
 
 Each op argument is as stage_times.py takes it (an op id after ``vyre-libs::``, then ``@`` and
 integer builder overrides); inputs are the benchmark's own (op_inputs.make_inputs). Every variant's
@@ -12,6 +16,7 @@ clock change shows as disagreement between rounds rather than as a difference be
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from typing import Optional
 
@@ -35,6 +40,31 @@ def variants(drops: list[str]) -> list[tuple[str, object]]:
     return out
 
 
+def knob(setting: str) -> tuple[str, str]:
+    """(NAME, VALUE) of an --env setting, refused unless NAME is a schedule knob."""
+    from vyre_vk.opt.pipeline import SCHEDULE_KNOBS
+
+    name, _, value = setting.partition("=")
+    if name not in SCHEDULE_KNOBS or not value:
+        raise SystemExit(f"--env {setting}: not NAME=VALUE of a schedule knob. Fix: use one of {list(SCHEDULE_KNOBS)}.")
+    return name, value
+
+
+def knob_kernel(dev, entry, kw: dict, setting: str):
+    """The op compiled with the knob `setting` (NAME=VALUE) set, from a fresh Program object (the
+    device's same-object fast path reads no knobs); the environment is restored after."""
+    name, value = knob(setting)
+    old = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        return dev.compile(entry.build_with(**kw))
+    finally:
+        if old is None:
+            del os.environ[name]
+        else:
+            os.environ[name] = old
+
+
 def main(argv: Optional[list[str]] = None) -> list[dict]:
     from vyre_vk.ops import get
     from vyre_vk.runtime import Device
@@ -42,10 +72,14 @@ def main(argv: Optional[list[str]] = None) -> list[dict]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("ops", nargs="+")
     ap.add_argument("--drop", action="append", default=[], help="comma-separated passes to leave out (repeatable)")
+    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                    help="a variant compiled with this schedule knob set (repeatable)")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--warm-up", type=float, default=10.0, metavar="SECONDS", help="as ops.py's")
     args = ap.parse_args(argv)
+    for setting in args.env:
+        knob(setting)  # refused before the device opens
     rows = []
     with Device() as dev:
         from ops import warm_up
@@ -57,6 +91,8 @@ def main(argv: Optional[list[str]] = None) -> list[dict]:
             program = entry.build_with(**kw)
             inputs, grid = make_inputs(entry, {**entry.params, **kw}, program)
             kernels = [(name, dev.compile(program, optimize=passes)) for name, passes in variants(args.drop)]
+            for setting in args.env:
+                kernels.append((setting, knob_kernel(dev, entry, kw, setting)))
             want = kernels[0][1].run(inputs, grid=grid)
             for name, k in kernels[1:]:
                 got = k.run(inputs, grid=grid)

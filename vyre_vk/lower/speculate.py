@@ -17,6 +17,7 @@ canonicalised (NaN payloads) and the exact loop is skipped.
 """
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Optional
 
 from ..ir import expr as E
@@ -52,7 +53,28 @@ SPECULATIVE_FUSED: dict[str, str] = {
     vyre_sp_state = vyre_fdiv_window(ua, ub) ? vyre_sp_state : 0u;
     return q1;
 }""",
+    # b = float(x) for a u32 x: b is +0 or in [1, 2^32], so eb is 0 or in [127, 159], and then
+    # 50 <= ea <= 252 implies vyre_fdiv_window (de = ea - eb in [-109, 125]); y needs no sign
+    "vyre_sp_div_u": """float vyre_sp_div_u(float a, float b) {
+    uint ua = floatBitsToUint(a);
+    float y = vyre_rcp_rn(b);
+    precise float q0 = a * y;
+    precise float q1 = fma(fma(-q0, b, a), y, q0);
+    vyre_sp_state = (((ua >> 23) & 0xFFu) - 50u <= 202u && b != 0.0) ? vyre_sp_state : 0u;
+    return q1;
+}""",
 }
+
+
+def unsigned_divisor_window() -> bool:
+    """Whether a speculative division by a cast u32 uses the narrower window (vyre_sp_div_u);
+    ``$VYRE_VK_SPEC_DIV_U32=1`` turns it on (off until measured: tools/bench/welford_chain.py's
+    narrow-window rows, then an ops.py A/B on reduce_variance).
+
+    >>> unsigned_divisor_window() == (os.environ.get("VYRE_VK_SPEC_DIV_U32") == "1")
+    True
+    """
+    return os.environ.get("VYRE_VK_SPEC_DIV_U32") == "1"
 _HELPER = {BinOp.Add: "vyre_sp_add", BinOp.Sub: "vyre_sp_sub", BinOp.Mul: "vyre_sp_mul", BinOp.Div: "vyre_sp_div"}
 assert set(_HELPER) == set(CHAIN_OPS)
 U32, F32 = DataType.U32, DataType.F32
@@ -63,6 +85,7 @@ class Speculation:
 
     def __init__(self, chain: Optional[frozenset]):
         self.chain = chain  # None: every f32 operation (a stored value's), else the loop's chain variables
+        self.div_u32 = unsigned_divisor_window()
 
     def helper(self, e: E.BinOpExpr, table: dict) -> Optional[str]:
         """The speculative helper for `e` (its operands are f32), or None: the exact spelling."""

@@ -117,11 +117,11 @@ def _check(name: str, after: Program) -> Optional[str]:
     return None
 
 
-#: The environment knobs that change what the passes make (tuning knobs for measurements, read when a
-#: program is optimised): compile's cache keys include their settings (:func:`knob_settings`), so a
+#: The environment knobs that change what the passes (and the speculative lowering) make (tuning knobs
+#: for measurements, read when a program is compiled): compile's cache keys include their settings (:func:`knob_settings`), so a
 #: process that changes one between compiles gets the schedule it asked for, not a cached one.
 SCHEDULE_KNOBS = ("VYRE_VK_PASSES_OFF", "VYRE_VK_SPECULATE", "VYRE_VK_UNROLL", "VYRE_VK_PIPELINE", "VYRE_VK_INFLIGHT",
-                  "VYRE_VK_ROLL", "VYRE_VK_STREAM", "VYRE_VK_STREAM_SHAPE")
+                  "VYRE_VK_ROLL", "VYRE_VK_STREAM", "VYRE_VK_STREAM_SHAPE", "VYRE_VK_SPEC_DIV_U32")
 
 
 def knob_settings() -> str:
