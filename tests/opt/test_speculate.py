@@ -261,7 +261,7 @@ def test_stored_values_checked_and_recomputed(vk_device):
 
 
 def test_division_by_a_cast_u32_takes_the_narrow_window(vk_device, monkeypatch):
-    """VYRE_VK_SPEC_DIV_U32=1: a chain's division by float(u) for a u32 u is vyre_sp_div_u (no sign
+    """By default (VYRE_VK_SPEC_DIV_U32=0: not) a chain's division by float(u) for a u32 u is vyre_sp_div_u (no sign
     steps, the window 50 <= ea <= 252 and b != 0, which imply vyre_fdiv_window for such divisors),
     run here with lavapipe's fma replaced by a correctly rounded one: the reference's bits for
     divisors 0, 1, 2^24, 2^32 - 256 and random ones up to 2^32, dividends across the exponent range;
@@ -293,11 +293,11 @@ def test_division_by_a_cast_u32_takes_the_narrow_window(vk_device, monkeypatch):
             Node.store("out", i, Expr.var("acc"))])])])
     with np.errstate(all="ignore"):
         want = reference.run(p, {"a": a, "u": u})["out"].view(U)
-    monkeypatch.setenv("VYRE_VK_SPEC_DIV_U32", "1")
-    glsl = lower(speculate(p)[0], fused_fma=True).glsl
+    monkeypatch.delenv("VYRE_VK_SPEC_DIV_U32", raising=False)
+    glsl = lower(speculate(p)[0], fused_fma=True).glsl  # on by default
     assert "vyre_sp_div_u(" in glsl and "vyre_sp_div(" not in glsl
-    monkeypatch.delenv("VYRE_VK_SPEC_DIV_U32")
-    assert "vyre_sp_div_u(" not in lower(speculate(p)[0], fused_fma=True).glsl  # off by default
+    monkeypatch.setenv("VYRE_VK_SPEC_DIV_U32", "0")
+    assert "vyre_sp_div_u(" not in lower(speculate(p)[0], fused_fma=True).glsl  # the knob turns it off
     start = glsl.index("float vyre_rcp_rn(float d)")
     body = glsl[:start] + FMA_RN + re.sub(r"\bfma\(", "vk_fma_rn(", glsl[start:])
     groups = (n + 63) // 64

@@ -4,7 +4,7 @@
 #   bash tools/device_run.sh bash tools/bench/stream_ab.sh
 # 1. pass_ab.py with VYRE_VK_STREAM=1 and --drop stream: the ops the stream pass fires on, streamed
 #    or not, alternated in one process, results checked equal on the GPU first (the class's shape).
-#    Then reduce_variance with and without VYRE_VK_SPEC_DIV_U32=1 (the same, in one process).
+#    Then reduce_variance with and without VYRE_VK_SPEC_DIV_U32 (the same, in one process).
 # 2. gemv_layouts.py: hand-written GEMV chains, the streamed rows (C chains per workgroup of L lanes,
 #    tiles through workgroup memory) against the chain-per-lane rows and the scalar-block variants.
 # 3. welford_chain.py: reduce_variance's chain by hand (canonicalised loads, a narrow division window).
@@ -26,8 +26,8 @@ ab() {  # ab SHAPE: pass_ab.py over OPS with the stream pass on and dropped ("":
 
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,driver_version --format=csv
 ab ""
-# reduce_variance's chain with the narrower window for its division by float(n) (VYRE_VK_SPEC_DIV_U32)
-(cd tools/bench && timeout 60 python3 pass_ab.py "math::reduce_variance@n=16777216" --env VYRE_VK_SPEC_DIV_U32=1 \
+# reduce_variance's chain without the narrower window for its division by float(n) (VYRE_VK_SPEC_DIV_U32)
+(cd tools/bench && timeout 60 python3 pass_ab.py "math::reduce_variance@n=16777216" --env VYRE_VK_SPEC_DIV_U32=0 \
    --warm-up 3) 2>&1 | tee "$OUT/div-u32-ab.txt"
 (cd tools/bench && timeout 100 python3 gemv_layouts.py --warm-s 1) 2>&1 | tee "$OUT/gemv-layouts.txt"
 (cd tools/bench && timeout 80 python3 welford_chain.py) 2>&1 | tee "$OUT/welford-chain.txt"
