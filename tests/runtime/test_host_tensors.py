@@ -61,15 +61,17 @@ def test_host_and_staged_paths_give_the_reference_bits(vk_device, staged_device,
             assert got_staged[name].view(np.uint8).tobytes() == w.view(np.uint8).tobytes(), (op, name, round_)
 
 
+def _writer(n: int, bound: Expr, stmt) -> Program:
+    """``let i = gid; if i < bound { stmt }`` over u32 buffers a (read) and out (output) of n elements."""
+    return Program.wrapped(
+        [BufferDecl.read("a", 0, DataType.U32).with_count(n), BufferDecl.output("out", 1, DataType.U32).with_count(n)],
+        (64, 1, 1), [Node.let_bind("i", Expr.gid_x()), Node.if_then(Expr.lt(Expr.var("i"), bound), [stmt])])
+
+
 def partial_writer(n: int) -> Program:
     """out[i] = a[i] only where a[i] != 0: the rest of `out` must read as zero on every run."""
     i = Expr.var("i")
-    return Program.wrapped(
-        [BufferDecl.read("a", 0, DataType.U32).with_count(n), BufferDecl.output("out", 1, DataType.U32).with_count(n)],
-        (64, 1, 1),
-        [Node.let_bind("i", Expr.gid_x()),
-         Node.if_then(Expr.lt(i, Expr.u32(n)),
-                      [Node.if_then(Expr.ne(Expr.load("a", i), Expr.u32(0)), [Node.store("out", i, Expr.load("a", i))])])])
+    return _writer(n, Expr.u32(n), Node.if_then(Expr.ne(Expr.load("a", i), Expr.u32(0)), [Node.store("out", i, Expr.load("a", i))]))
 
 
 def test_outputs_start_zero_on_every_host_run(vk_device):
@@ -166,11 +168,7 @@ def test_a_device_that_refuses_host_tensors_falls_back_to_staging(monkeypatch, a
 def full_writer(n: int) -> Program:
     """out[i] = a[i] + 1 for every i below len(out): no starting value of `out` is ever seen."""
     i = Expr.var("i")
-    return Program.wrapped(
-        [BufferDecl.read("a", 0, DataType.U32).with_count(n), BufferDecl.output("out", 1, DataType.U32).with_count(n)],
-        (64, 1, 1),
-        [Node.let_bind("i", Expr.gid_x()),
-         Node.if_then(Expr.lt(i, Expr.buf_len("out")), [Node.store("out", i, Expr.add(Expr.load("a", i), Expr.u32(1)))])])
+    return _writer(n, Expr.buf_len("out"), Node.store("out", i, Expr.add(Expr.load("a", i), Expr.u32(1))))
 
 
 @pytest.mark.parametrize("staged", [False, True], ids=["host", "staged"])
