@@ -37,6 +37,9 @@ from .program import Program
 from .walk import node_all_exprs, walk_nodes
 
 _GID = E.InvocationId(0)
+#: vyre_vk.opt.dispatch.COARSEN_GENERATOR's prefix (the IR may not import the optimiser); a change
+#: there makes :func:`_coarsened` match nothing, which proves nothing: never a wrong answer.
+_COARSEN = "vyre_vk.opt.coarsen:"
 
 
 def _assigned(nodes) -> set:
@@ -79,9 +82,6 @@ def _coarsened(r: N.Region) -> Optional[tuple[int, str, E.Expr, tuple]]:
     if not (isinstance(c, E.BinOpExpr) and c.op is BinOp.Lt and c.left == E.Var(g.name)):
         return None
     return f, g.name, c.right, tuple(guard.then)
-
-
-_COARSEN = "vyre_vk.opt.coarsen:"
 
 
 def _find(nodes: tuple, buffer: str, ids: frozenset, guards: tuple, assigned: set,

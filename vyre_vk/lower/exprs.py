@@ -124,10 +124,7 @@ class ExprLowerer(LowererBase):
         a, ta = self.expr(e.left, path + ".left")
         b, _ = self.expr(e.right, path + ".right")
         if self.spec is not None and ta is F32:
-            fn = self.spec.helper(e, self.table)
-            if (fn == "vyre_sp_div" and self.spec.div_u32 and isinstance(e.right, E.Cast) and e.right.target is F32
-                    and "vyre_sp_div_u" in self.table and self.expr(e.right.value, path + ".right.value")[1] is U32):
-                fn = "vyre_sp_div_u"  # a divisor cast from u32: the narrower window (speculate.py)
+            fn = self.spec.helper(e, self.table, lambda: self.expr(e.right.value, path + ".right.value")[1])
             if fn is not None:  # a speculative chain's operation (speculate.py)
                 self.helpers.add(fn)
                 return f"{fn}({a}, {b})", F32

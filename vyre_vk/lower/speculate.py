@@ -18,7 +18,7 @@ canonicalised (NaN payloads) and the exact loop is skipped.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from ..ir import expr as E
 from ..ir import node as N
@@ -76,6 +76,8 @@ def unsigned_divisor_window() -> bool:
     True
     """
     return os.environ.get("VYRE_VK_SPEC_DIV_U32") != "0"
+
+
 _HELPER = {BinOp.Add: "vyre_sp_add", BinOp.Sub: "vyre_sp_sub", BinOp.Mul: "vyre_sp_mul", BinOp.Div: "vyre_sp_div"}
 assert set(_HELPER) == set(CHAIN_OPS)
 U32, F32 = DataType.U32, DataType.F32
@@ -88,10 +90,17 @@ class Speculation:
         self.chain = chain  # None: every f32 operation (a stored value's), else the loop's chain variables
         self.div_u32 = unsigned_divisor_window()
 
-    def helper(self, e: E.BinOpExpr, table: dict) -> Optional[str]:
-        """The speculative helper for `e` (its operands are f32), or None: the exact spelling."""
+    def helper(self, e: E.BinOpExpr, table: dict, divisor_from: Callable[[], Optional[DataType]]) -> Optional[str]:
+        """The speculative helper for `e` (its operands are f32), or None: the exact spelling.
+        `divisor_from()`: the type a division's divisor was cast from (None: not a cast), asked only
+        for a division whose divisor is a cast to f32."""
         name = _HELPER.get(e.op)
-        return name if name in table and chain_shape(e, self.chain) else None
+        if name not in table or not chain_shape(e, self.chain):
+            return None
+        if (name == "vyre_sp_div" and self.div_u32 and "vyre_sp_div_u" in table and isinstance(e.right, E.Cast)
+                and e.right.target is F32 and divisor_from() is U32):
+            return "vyre_sp_div_u"  # a divisor cast from u32: the narrower window
+        return name
 
 
 def scope_types(lw: "StmtLowerer") -> dict:

@@ -134,6 +134,7 @@ class _Arm:
     pre: tuple      # the lets before the loop (outer ones included), reading the id as InvocationId
     loop: N.Loop
     post: tuple
+    lets: dict      # those of `pre` that load nothing and are never assigned: name -> value (inlined)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -208,7 +209,7 @@ def _arms(nodes: tuple, pre: tuple, lets: dict, lo: int, hi: Optional[int], spli
         return None
     if any(isinstance(n, (N.Loop, N.Store)) for n in walk_nodes(loop.body)):
         return None
-    return [_Arm(lo, hi, pre, loop, tuple(rest[1:]))]
+    return [_Arm(lo, hi, pre, loop, tuple(rest[1:]), lets)]
 
 
 def _match(p: Program) -> Optional[tuple]:
@@ -226,27 +227,23 @@ def _match(p: Program) -> Optional[tuple]:
     return (regions, arms, splits) if arms else None
 
 
-def _value_at(e: E.Expr, g: int, k: str, kv: int) -> Optional[int]:
+def _value_at(e: E.Expr, g: int, k: str, kv: int, facts: Facts) -> Optional[int]:
     """`e` (u32 arithmetic of the id and k) at id = g, k = kv, or None where it does not fold."""
     from .fold import fold_expr, lit_value
 
     sub = map_expr(e, lambda x: _u(g) if x == _GID else _u(kv) if x == E.Var(k) else None)
-    facts = Facts(Program((), (1, 1, 1), ()))
     v = lit_value(map_expr(sub, lambda x: fold_expr(x, facts)))
     return None if v is None else int(v)
 
 
-def _streams(arm: _Arm, facts: Facts, written: set, assigned: set, fresh: NameSource) -> dict:
-    """The arm's loads to stream: index (its never-assigned, load-free lets inlined) reads only the
-    id and k, and k."""
-    lets = {n.name: n.value for n in arm.pre if n.name not in assigned
-            and not any(isinstance(x, (E.Load, E.BufLen)) for x in walk_expr(n.value))}
+def _streams(arm: _Arm, facts: Facts, written: set, fresh: NameSource) -> dict:
+    """The arm's loads to stream: index (the arm's lets inlined) reads only the id and k, and k."""
     out: dict = {}
     for x in node_all_exprs(arm.loop.body):
         if not isinstance(x, E.Load) or x in out:
             continue
         b = facts.bufs.get(x.buffer)
-        idx = _inline(x.index, lets)
+        idx = _inline(x.index, arm.lets)
         names = {y.name for y in walk_expr(idx) if isinstance(y, E.Var)}
         kinds = {type(y) for y in walk_expr(idx)}
         if (b is None or b.is_workgroup or x.buffer in written or b.element not in _TYPES or names != {arm.loop.var}
@@ -254,8 +251,8 @@ def _streams(arm: _Arm, facts: Facts, written: set, assigned: set, fresh: NameSo
                 or any(isinstance(y, E.InvocationId) and y != _GID for y in walk_expr(idx))):
             continue
         two_d = _GID in list(walk_expr(idx))
-        base = _value_at(idx, arm.lo, arm.loop.var, 0)
-        fast = two_d and base is not None and _value_at(idx, arm.lo + 1, arm.loop.var, 0) == base + 1
+        base = _value_at(idx, arm.lo, arm.loop.var, 0, facts)
+        fast = two_d and base is not None and _value_at(idx, arm.lo + 1, arm.loop.var, 0, facts) == base + 1
         out[x] = _Stream(x, idx, fresh(x.buffer), two_d, fast)
     return out
 
@@ -267,7 +264,6 @@ def stream(p: Program, device_class: str = "default", shared_bytes: int = 32768,
     Without ``$VYRE_VK_STREAM_SHAPE``, C halves (not below MIN_CHAINS) while there would be fewer
     than `min_workgroups` workgroups (PassContext's, as workgroup_size sizes few invocations)."""
     chains, lanes = stream_shape(device_class)
-    budget = shared_bytes
     m = _match(p)
     if m is None:
         return None
@@ -283,14 +279,13 @@ def stream(p: Program, device_class: str = "default", shared_bytes: int = 32768,
     facts = Facts(p)
     written = stored_buffers(p.entry)
     fresh = NameSource(all_names(p), "opt_st_")
-    assigned = assigned_vars(p.entry)
-    per_arm = [_streams(a, facts, written, assigned, fresh) for a in arms]
+    per_arm = [_streams(a, facts, written, fresh) for a in arms]
     if not all(any(s.two_d for s in st.values()) for st in per_arm):
         return None
     trips = [a.loop.to.value - a.loop.from_.value for a in arms]
     words = sum(2 * ((chains + 1) if s.two_d else 1) for st in per_arm for s in st.values())
     tile = next((t for t in TILES if all(k % t == 0 and k // t >= 2 for k in trips) and (chains * t) % lanes == 0
-                 and t <= lanes and words * t * 4 <= budget), None)
+                 and t <= lanes and words * t * 4 <= shared_bytes), None)
     if tile is None:
         return None
     need = -(-top // chains)
