@@ -17,8 +17,8 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
 uint vk_ldn_Z_Z_vyre_decode_base64_input(uint vk_i) { uint vk_x = b_Z_Z_vyre_decode_base64_input[vk_i]; return vk_x; }
 uint vk_ld_Z_Z_vyre_decode_base64_table(uint vk_i) { uint vk_n = uint(b_Z_Z_vyre_decode_base64_table.length()); uint vk_x = b_Z_Z_vyre_decode_base64_table[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-void vk_st_Z_Z_vyre_decode_base64_decoded(uint vk_i, uint vk_v) { if (vk_i < uint(b_Z_Z_vyre_decode_base64_decoded.length())) b_Z_Z_vyre_decode_base64_decoded[vk_i] = vk_v; }
-void vk_st_Z_Z_vyre_decode_base64_decoded_len(uint vk_i, uint vk_v) { if (vk_i < uint(b_Z_Z_vyre_decode_base64_decoded_len.length())) b_Z_Z_vyre_decode_base64_decoded_len[vk_i] = vk_v; }
+void vk_stn_Z_Z_vyre_decode_base64_decoded(uint vk_i, uint vk_v) { b_Z_Z_vyre_decode_base64_decoded[vk_i] = vk_v; }
+void vk_stn_Z_Z_vyre_decode_base64_decoded_len(uint vk_i, uint vk_v) { b_Z_Z_vyre_decode_base64_decoded_len[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -29,7 +29,7 @@ void main() {
                     if (v_j == 0u) {
                         uint v_tail_pad_1 = vyre_select((vk_ldn_Z_Z_vyre_decode_base64_input(7u) == 61u), 1u, 0u);
                         uint v_tail_pad_2 = vyre_select((vk_ldn_Z_Z_vyre_decode_base64_input(6u) == 61u), 1u, 0u);
-                        vk_st_Z_Z_vyre_decode_base64_decoded_len(0u, ((6u - v_tail_pad_1) - v_tail_pad_2));
+                        vk_stn_Z_Z_vyre_decode_base64_decoded_len(0u, ((6u - v_tail_pad_1) - v_tail_pad_2));
                     }
                     if (v_j < 6u) {
                         uint v_quad = vyre_div_u32(v_j, 3u);
@@ -53,16 +53,16 @@ void main() {
                         uint v_b1 = (((v_c1_v & 15u) << (4u & 31u)) | (v_c2_v >> (2u & 31u)));
                         uint v_b2 = (((v_c2_v & 3u) << (6u & 31u)) | v_c3_v);
                         if (v_pos == 0u) {
-                            vk_st_Z_Z_vyre_decode_base64_decoded(v_j, v_b0);
+                            vk_stn_Z_Z_vyre_decode_base64_decoded(v_j, v_b0);
                         }
                         if (v_pos == 1u) {
                             if (v_pad2 == false) {
-                                vk_st_Z_Z_vyre_decode_base64_decoded(v_j, v_b1);
+                                vk_stn_Z_Z_vyre_decode_base64_decoded(v_j, v_b1);
                             }
                         }
                         if (v_pos == 2u) {
                             if (v_pad1 == false) {
-                                vk_st_Z_Z_vyre_decode_base64_decoded(v_j, v_b2);
+                                vk_stn_Z_Z_vyre_decode_base64_decoded(v_j, v_b2);
                             }
                         }
                     }

@@ -6,7 +6,7 @@ layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer vk_buf_Z_Z_vyre_decode_encodex_input { uint b_Z_Z_vyre_decode_encodex_input[]; };  // u32, ReadOnly
 layout(std430, set = 0, binding = 1) coherent buffer vk_buf_Z_Z_vyre_decode_encodex_histogram { uint b_Z_Z_vyre_decode_encodex_histogram[]; };  // u32, ReadWrite
-layout(std430, set = 0, binding = 2) coherent buffer vk_buf_Z_Z_vyre_decode_encodex_encoding_id { uint b_Z_Z_vyre_decode_encodex_encoding_id[]; };  // u32, ReadWrite
+layout(std430, set = 0, binding = 2) buffer vk_buf_Z_Z_vyre_decode_encodex_encoding_id { uint b_Z_Z_vyre_decode_encodex_encoding_id[]; };  // u32, ReadWrite
 
 uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
 int vyre_select(bool c, int a, int b) { return c ? a : b; }
@@ -22,7 +22,7 @@ uint vk_ldn_Z_Z_vyre_decode_encodex_input(uint vk_i) { uint vk_x = b_Z_Z_vyre_de
 uint vk_ldn_Z_Z_vyre_decode_encodex_histogram(uint vk_i) { uint vk_x = b_Z_Z_vyre_decode_encodex_histogram[vk_i]; return vk_x; }
 void vk_st_Z_Z_vyre_decode_encodex_histogram(uint vk_i, uint vk_v) { if (vk_i < uint(b_Z_Z_vyre_decode_encodex_histogram.length())) b_Z_Z_vyre_decode_encodex_histogram[vk_i] = vk_v; }
 uint vk_at_add_Z_Z_vyre_decode_encodex_histogram(uint vk_i, uint vk_v) { return vk_i < uint(b_Z_Z_vyre_decode_encodex_histogram.length()) ? atomicAdd(b_Z_Z_vyre_decode_encodex_histogram[vk_i], vk_v) : 0u; }
-void vk_st_Z_Z_vyre_decode_encodex_encoding_id(uint vk_i, uint vk_v) { if (vk_i < uint(b_Z_Z_vyre_decode_encodex_encoding_id.length())) b_Z_Z_vyre_decode_encodex_encoding_id[vk_i] = vk_v; }
+void vk_stn_Z_Z_vyre_decode_encodex_encoding_id(uint vk_i, uint vk_v) { b_Z_Z_vyre_decode_encodex_encoding_id[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::decode::encodex
@@ -423,7 +423,7 @@ void main() {
                         v_enc_id = 4u;
                     }
                 }
-                vk_st_Z_Z_vyre_decode_encodex_encoding_id(0u, v_enc_id);
+                vk_stn_Z_Z_vyre_decode_encodex_encoding_id(0u, v_enc_id);
             }
         }
     }

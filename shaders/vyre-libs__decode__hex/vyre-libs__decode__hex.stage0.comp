@@ -10,7 +10,7 @@ layout(std430, set = 0, binding = 1) buffer vk_buf4_Z_Z_vyre_decode_hex_decoded 
 layout(std430, set = 0, binding = 2) readonly buffer vk_buf_Z_Z_vyre_decode_hex_table { uint b_Z_Z_vyre_decode_hex_table[]; };  // u32, ReadOnly
 
 uint vk_ldn_Z_Z_vyre_decode_hex_input(uint vk_i) { uint vk_x = b_Z_Z_vyre_decode_hex_input[vk_i]; return vk_x; }
-void vk_st_Z_Z_vyre_decode_hex_decoded(uint vk_i, uint vk_v) { if (vk_i < uint(b_Z_Z_vyre_decode_hex_decoded.length())) b_Z_Z_vyre_decode_hex_decoded[vk_i] = vk_v; }
+void vk_stn_Z_Z_vyre_decode_hex_decoded(uint vk_i, uint vk_v) { b_Z_Z_vyre_decode_hex_decoded[vk_i] = vk_v; }
 uint vk_ld_Z_Z_vyre_decode_hex_table(uint vk_i) { uint vk_n = uint(b_Z_Z_vyre_decode_hex_table.length()); uint vk_x = b_Z_Z_vyre_decode_hex_table[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 
 void main() {
@@ -106,7 +106,7 @@ void main() {
                                     uint v_pair = v_co_g2;
                                     if (v_pair < 3u) {
                                         uint v_cse_0 = (v_pair * 2u);
-                                        vk_st_Z_Z_vyre_decode_hex_decoded(v_pair, ((vk_ld_Z_Z_vyre_decode_hex_table((vk_ldn_Z_Z_vyre_decode_hex_input(v_cse_0) & 255u)) << (4u & 31u)) | vk_ld_Z_Z_vyre_decode_hex_table((vk_ldn_Z_Z_vyre_decode_hex_input((v_cse_0 + 1u)) & 255u))));
+                                        vk_stn_Z_Z_vyre_decode_hex_decoded(v_pair, ((vk_ld_Z_Z_vyre_decode_hex_table((vk_ldn_Z_Z_vyre_decode_hex_input(v_cse_0) & 255u)) << (4u & 31u)) | vk_ld_Z_Z_vyre_decode_hex_table((vk_ldn_Z_Z_vyre_decode_hex_input((v_cse_0 + 1u)) & 255u))));
                                     }
                                 }
                             }

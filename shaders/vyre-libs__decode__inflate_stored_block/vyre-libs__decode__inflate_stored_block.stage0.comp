@@ -24,7 +24,7 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 uint vk_ld_Z_Z_vyre_decode_inflate_input(uint vk_i) { uint vk_n = uint(b_Z_Z_vyre_decode_inflate_input.length()); uint vk_x = b_Z_Z_vyre_decode_inflate_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ldn_Z_Z_vyre_decode_inflate_input(uint vk_i) { uint vk_x = b_Z_Z_vyre_decode_inflate_input[vk_i]; return vk_x; }
 void vk_st_Z_Z_vyre_decode_inflate_decoded(uint vk_i, uint vk_v) { if (vk_i < uint(b_Z_Z_vyre_decode_inflate_decoded.length())) b_Z_Z_vyre_decode_inflate_decoded[vk_i] = vk_v; }
-void vk_st_Z_Z_vyre_decode_inflate_inflated_len(uint vk_i, uint vk_v) { if (vk_i < uint(b_Z_Z_vyre_decode_inflate_inflated_len.length())) b_Z_Z_vyre_decode_inflate_inflated_len[vk_i] = vk_v; }
+void vk_stn_Z_Z_vyre_decode_inflate_inflated_len(uint vk_i, uint vk_v) { b_Z_Z_vyre_decode_inflate_inflated_len[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -34,7 +34,7 @@ void main() {
                     uint v_lane = gl_GlobalInvocationID.x;
                     bool v_cse_0 = (v_lane == 0u);
                     if (v_cse_0) {
-                        vk_st_Z_Z_vyre_decode_inflate_inflated_len(0u, 0u);
+                        vk_stn_Z_Z_vyre_decode_inflate_inflated_len(0u, 0u);
                     }
                     uint v_header = vk_ldn_Z_Z_vyre_decode_inflate_input(0u);
                     uint v_btype = ((v_header >> (1u & 31u)) & 3u);
@@ -44,7 +44,7 @@ void main() {
                         uint v_cse_1 = (v_len ^ 65535u);
                         if (v_nlen == v_cse_1) {
                             if (v_cse_0) {
-                                vk_st_Z_Z_vyre_decode_inflate_inflated_len(0u, v_len);
+                                vk_stn_Z_Z_vyre_decode_inflate_inflated_len(0u, v_len);
                             }
                             if (v_lane < v_len) {
                                 vk_st_Z_Z_vyre_decode_inflate_decoded(v_lane, vk_ld_Z_Z_vyre_decode_inflate_input((5u + v_lane)));

@@ -10,7 +10,7 @@ layout(std430, set = 0, binding = 1) buffer vk_buf_Z_Z_vyre_hash_adler32_out { u
 uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
 uint vk_ldn_Z_Z_vyre_hash_adler32_input(uint vk_i) { uint vk_x = b_Z_Z_vyre_hash_adler32_input[vk_i]; return vk_x; }
-void vk_st_Z_Z_vyre_hash_adler32_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_Z_Z_vyre_hash_adler32_out.length())) b_Z_Z_vyre_hash_adler32_out[vk_i] = vk_v; }
+void vk_stn_Z_Z_vyre_hash_adler32_out(uint vk_i, uint vk_v) { b_Z_Z_vyre_hash_adler32_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -25,7 +25,7 @@ void main() {
                                 v_a = vyre_mod_u32((v_a + (vk_ldn_Z_Z_vyre_hash_adler32_input(v_i) & 255u)), 65521u);
                                 v_b = vyre_mod_u32((v_b + v_a), 65521u);
                             }
-                            vk_st_Z_Z_vyre_hash_adler32_out(0u, ((v_b << (16u & 31u)) | v_a));
+                            vk_stn_Z_Z_vyre_hash_adler32_out(0u, ((v_b << (16u & 31u)) | v_a));
                         }
                     }
                 }

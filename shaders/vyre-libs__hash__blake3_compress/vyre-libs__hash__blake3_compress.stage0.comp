@@ -14,7 +14,7 @@ uint vyre_rotr(uint a, uint b) { uint s = b & 31u; return (a >> s) | (a << ((32u
 uint vk_ldn_Z_Z_vyre_hash_blake3_compress_chaining_in(uint vk_i) { uint vk_x = b_Z_Z_vyre_hash_blake3_compress_chaining_in[vk_i]; return vk_x; }
 uint vk_ldn_Z_Z_vyre_hash_blake3_compress_message(uint vk_i) { uint vk_x = b_Z_Z_vyre_hash_blake3_compress_message[vk_i]; return vk_x; }
 uint vk_ldn_Z_Z_vyre_hash_blake3_compress_params(uint vk_i) { uint vk_x = b_Z_Z_vyre_hash_blake3_compress_params[vk_i]; return vk_x; }
-void vk_st_Z_Z_vyre_hash_blake3_compress_chaining_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_Z_Z_vyre_hash_blake3_compress_chaining_out.length())) b_Z_Z_vyre_hash_blake3_compress_chaining_out[vk_i] = vk_v; }
+void vk_stn_Z_Z_vyre_hash_blake3_compress_chaining_out(uint vk_i, uint vk_v) { b_Z_Z_vyre_hash_blake3_compress_chaining_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -1188,14 +1188,14 @@ void main() {
                                 v_s4 = vyre_rotr(v_cse_447, 7u);
                             }
                         }
-                        vk_st_Z_Z_vyre_hash_blake3_compress_chaining_out(0u, (v_s0 ^ v_s8));
-                        vk_st_Z_Z_vyre_hash_blake3_compress_chaining_out(1u, (v_s1 ^ v_s9));
-                        vk_st_Z_Z_vyre_hash_blake3_compress_chaining_out(2u, (v_s2 ^ v_s10));
-                        vk_st_Z_Z_vyre_hash_blake3_compress_chaining_out(3u, (v_s3 ^ v_s11));
-                        vk_st_Z_Z_vyre_hash_blake3_compress_chaining_out(4u, (v_s4 ^ v_s12));
-                        vk_st_Z_Z_vyre_hash_blake3_compress_chaining_out(5u, (v_s5 ^ v_s13));
-                        vk_st_Z_Z_vyre_hash_blake3_compress_chaining_out(6u, (v_s6 ^ v_s14));
-                        vk_st_Z_Z_vyre_hash_blake3_compress_chaining_out(7u, (v_s7 ^ v_s15));
+                        vk_stn_Z_Z_vyre_hash_blake3_compress_chaining_out(0u, (v_s0 ^ v_s8));
+                        vk_stn_Z_Z_vyre_hash_blake3_compress_chaining_out(1u, (v_s1 ^ v_s9));
+                        vk_stn_Z_Z_vyre_hash_blake3_compress_chaining_out(2u, (v_s2 ^ v_s10));
+                        vk_stn_Z_Z_vyre_hash_blake3_compress_chaining_out(3u, (v_s3 ^ v_s11));
+                        vk_stn_Z_Z_vyre_hash_blake3_compress_chaining_out(4u, (v_s4 ^ v_s12));
+                        vk_stn_Z_Z_vyre_hash_blake3_compress_chaining_out(5u, (v_s5 ^ v_s13));
+                        vk_stn_Z_Z_vyre_hash_blake3_compress_chaining_out(6u, (v_s6 ^ v_s14));
+                        vk_stn_Z_Z_vyre_hash_blake3_compress_chaining_out(7u, (v_s7 ^ v_s15));
                     }
                 }
             }

@@ -13,7 +13,7 @@ float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
 uint vk_ldn_Z_Z_vyre_hash_crc32_input(uint vk_i) { uint vk_x = b_Z_Z_vyre_hash_crc32_input[vk_i]; return vk_x; }
-void vk_st_Z_Z_vyre_hash_crc32_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_Z_Z_vyre_hash_crc32_out.length())) b_Z_Z_vyre_hash_crc32_out[vk_i] = vk_v; }
+void vk_stn_Z_Z_vyre_hash_crc32_out(uint vk_i, uint vk_v) { b_Z_Z_vyre_hash_crc32_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -30,7 +30,7 @@ void main() {
                                     v_crc = vyre_select(((v_crc & 1u) != 0u), (v_cse_0 ^ 3988292384u), v_cse_0);
                                 }
                             }
-                            vk_st_Z_Z_vyre_hash_crc32_out(0u, (v_crc ^ 4294967295u));
+                            vk_stn_Z_Z_vyre_hash_crc32_out(0u, (v_crc ^ 4294967295u));
                         }
                     }
                 }

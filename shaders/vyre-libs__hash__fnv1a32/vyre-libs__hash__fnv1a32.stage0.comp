@@ -8,7 +8,7 @@ layout(std430, set = 0, binding = 0) readonly buffer vk_buf_Z_Z_vyre_hash_fnv1a3
 layout(std430, set = 0, binding = 1) buffer vk_buf_Z_Z_vyre_hash_fnv1a32_out { uint b_Z_Z_vyre_hash_fnv1a32_out[]; };  // u32, ReadWrite
 
 uint vk_ldn_Z_Z_vyre_hash_fnv1a32_input(uint vk_i) { uint vk_x = b_Z_Z_vyre_hash_fnv1a32_input[vk_i]; return vk_x; }
-void vk_st_Z_Z_vyre_hash_fnv1a32_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_Z_Z_vyre_hash_fnv1a32_out.length())) b_Z_Z_vyre_hash_fnv1a32_out[vk_i] = vk_v; }
+void vk_stn_Z_Z_vyre_hash_fnv1a32_out(uint vk_i, uint vk_v) { b_Z_Z_vyre_hash_fnv1a32_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -21,7 +21,7 @@ void main() {
                             for (uint v_i = 0u, vk_end1 = 3u; v_i < vk_end1; v_i++) {
                                 v_h = ((v_h ^ (vk_ldn_Z_Z_vyre_hash_fnv1a32_input(v_i) & 255u)) * 16777619u);
                             }
-                            vk_st_Z_Z_vyre_hash_fnv1a32_out(0u, v_h);
+                            vk_stn_Z_Z_vyre_hash_fnv1a32_out(0u, v_h);
                         }
                     }
                 }

@@ -13,7 +13,7 @@ float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
 uint vk_ldn_Z_Z_vyre_hash_fnv1a64_input(uint vk_i) { uint vk_x = b_Z_Z_vyre_hash_fnv1a64_input[vk_i]; return vk_x; }
-void vk_st_Z_Z_vyre_hash_fnv1a64_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_Z_Z_vyre_hash_fnv1a64_out.length())) b_Z_Z_vyre_hash_fnv1a64_out[vk_i] = vk_v; }
+void vk_stn_Z_Z_vyre_hash_fnv1a64_out(uint vk_i, uint vk_v) { b_Z_Z_vyre_hash_fnv1a64_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -40,8 +40,8 @@ void main() {
                                 v_h_lo = v_new_lo;
                                 v_h_hi = v_new_hi;
                             }
-                            vk_st_Z_Z_vyre_hash_fnv1a64_out(0u, v_h_lo);
-                            vk_st_Z_Z_vyre_hash_fnv1a64_out(1u, v_h_hi);
+                            vk_stn_Z_Z_vyre_hash_fnv1a64_out(0u, v_h_lo);
+                            vk_stn_Z_Z_vyre_hash_fnv1a64_out(1u, v_h_hi);
                         }
                     }
                 }

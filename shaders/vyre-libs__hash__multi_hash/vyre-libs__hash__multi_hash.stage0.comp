@@ -14,7 +14,7 @@ bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
 uint vk_ldn_Z_Z_vyre_hash_multi_input(uint vk_i) { uint vk_x = b_Z_Z_vyre_hash_multi_input[vk_i]; return vk_x; }
-void vk_st_Z_Z_vyre_hash_multi_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_Z_Z_vyre_hash_multi_out.length())) b_Z_Z_vyre_hash_multi_out[vk_i] = vk_v; }
+void vk_stn_Z_Z_vyre_hash_multi_out(uint vk_i, uint vk_v) { b_Z_Z_vyre_hash_multi_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -39,9 +39,9 @@ void main() {
                                 v_a = vyre_mod_u32((v_a + v_cse_0), 65521u);
                                 v_b = vyre_mod_u32((v_b + v_a), 65521u);
                             }
-                            vk_st_Z_Z_vyre_hash_multi_out(0u, (v_crc ^ 4294967295u));
-                            vk_st_Z_Z_vyre_hash_multi_out(1u, v_fnv);
-                            vk_st_Z_Z_vyre_hash_multi_out(2u, ((v_b << (16u & 31u)) | v_a));
+                            vk_stn_Z_Z_vyre_hash_multi_out(0u, (v_crc ^ 4294967295u));
+                            vk_stn_Z_Z_vyre_hash_multi_out(1u, v_fnv);
+                            vk_stn_Z_Z_vyre_hash_multi_out(2u, ((v_b << (16u & 31u)) | v_a));
                         }
                     }
                 }

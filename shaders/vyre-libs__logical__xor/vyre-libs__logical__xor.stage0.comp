@@ -13,7 +13,7 @@ layout(std430, set = 0, binding = 2) buffer vk_buf4_out { uvec4 vk_v4_out[]; }; 
 
 uint vk_ldn_a(uint vk_i) { uint vk_x = b_a[vk_i]; return vk_x; }
 uint vk_ldn_b(uint vk_i) { uint vk_x = b_b[vk_i]; return vk_x; }
-void vk_st_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vk_v; }
+void vk_stn_out(uint vk_i, uint vk_v) { b_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -91,7 +91,7 @@ void main() {
                         {  // region vyre-primitives::bitset::xor
                             {  // region vyre-primitives::bitset::xor
                                 if (v_co_g2 < 4u) {
-                                    vk_st_out(v_co_g2, (vk_ldn_a(v_co_g2) ^ vk_ldn_b(v_co_g2)));
+                                    vk_stn_out(v_co_g2, (vk_ldn_a(v_co_g2) ^ vk_ldn_b(v_co_g2)));
                                 }
                             }
                         }

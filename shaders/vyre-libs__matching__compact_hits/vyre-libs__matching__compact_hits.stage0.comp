@@ -11,7 +11,7 @@ layout(std430, set = 0, binding = 2) buffer vk_buf_hit_buffer_live_length { uint
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
 uint vk_ldn_out_cursor(uint vk_i) { uint vk_x = b_out_cursor[vk_i]; return vk_x; }
-void vk_st_hit_buffer_live_length(uint vk_i, uint vk_v) { if (vk_i < uint(b_hit_buffer_live_length.length())) b_hit_buffer_live_length[vk_i] = vk_v; }
+void vk_stn_hit_buffer_live_length(uint vk_i, uint vk_v) { b_hit_buffer_live_length[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -22,7 +22,7 @@ void main() {
                     uint v_cursor = vk_ldn_out_cursor(0u);
                     uint v_buffer_cap = vyre_div_u32(uint(b_out_hits.length()), 4u);
                     uint v_live_len = min(v_cursor, min(4u, v_buffer_cap));
-                    vk_st_hit_buffer_live_length(0u, v_live_len);
+                    vk_stn_hit_buffer_live_length(0u, v_live_len);
                 }
             }
         }

@@ -19,8 +19,8 @@ uint vk_ld_file_id(uint vk_i) { uint vk_n = uint(b_file_id.length()); uint vk_x 
 uint vk_ld_span_start(uint vk_i) { uint vk_n = uint(b_span_start.length()); uint vk_x = b_span_start[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ld_span_len(uint vk_i) { uint vk_n = uint(b_span_len.length()); uint vk_x = b_span_len[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 void vk_st_out_hits(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_hits.length())) b_out_hits[vk_i] = vk_v; }
-void vk_st_out_cursor(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_cursor.length())) b_out_cursor[vk_i] = vk_v; }
-void vk_st_hit_buffer_overflow_count(uint vk_i, uint vk_v) { if (vk_i < uint(b_hit_buffer_overflow_count.length())) b_hit_buffer_overflow_count[vk_i] = vk_v; }
+void vk_stn_out_cursor(uint vk_i, uint vk_v) { b_out_cursor[vk_i] = vk_v; }
+void vk_stn_hit_buffer_overflow_count(uint vk_i, uint vk_v) { b_hit_buffer_overflow_count[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -38,9 +38,9 @@ void main() {
                 }
                 if (v_lane == 0u) {
                     uint v_cse_1 = vyre_div_u32(uint(b_out_hits.length()), 4u);
-                    vk_st_out_cursor(0u, min(uint(b_rule_id.length()), v_cse_1));
+                    vk_stn_out_cursor(0u, min(uint(b_rule_id.length()), v_cse_1));
                     if (v_cse_1 < uint(b_rule_id.length())) {
-                        vk_st_hit_buffer_overflow_count(0u, (uint(b_rule_id.length()) - v_cse_1));
+                        vk_stn_hit_buffer_overflow_count(0u, (uint(b_rule_id.length()) - v_cse_1));
                     }
                 }
             }

@@ -15,7 +15,7 @@ bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
 uint vk_ldn_a(uint vk_i) { uint vk_x = b_a[vk_i]; return vk_x; }
 uint vk_ldn_b(uint vk_i) { uint vk_x = b_b[vk_i]; return vk_x; }
-void vk_st_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vk_v; }
+void vk_stn_out(uint vk_i, uint vk_v) { b_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -28,16 +28,16 @@ void main() {
                     uint v_cse_3 = vyre_select((vk_ldn_b(2u) != 0u), 1u, 0u);
                     bool v_cse_4 = (vk_ldn_a(2u) != 0u);
                     uint v_cse_5 = vyre_select((vk_ldn_b(4u) != 0u), 1u, 0u);
-                    vk_st_out(0u, (((0u | vyre_select(v_cse_0, v_cse_1, 0u)) | vyre_select(v_cse_2, v_cse_3, 0u)) | vyre_select(v_cse_4, v_cse_5, 0u)));
+                    vk_stn_out(0u, (((0u | vyre_select(v_cse_0, v_cse_1, 0u)) | vyre_select(v_cse_2, v_cse_3, 0u)) | vyre_select(v_cse_4, v_cse_5, 0u)));
                     uint v_cse_6 = vyre_select((vk_ldn_b(1u) != 0u), 1u, 0u);
                     uint v_cse_7 = vyre_select((vk_ldn_b(3u) != 0u), 1u, 0u);
                     uint v_cse_8 = vyre_select((vk_ldn_b(5u) != 0u), 1u, 0u);
-                    vk_st_out(1u, (((0u | vyre_select(v_cse_0, v_cse_6, 0u)) | vyre_select(v_cse_2, v_cse_7, 0u)) | vyre_select(v_cse_4, v_cse_8, 0u)));
+                    vk_stn_out(1u, (((0u | vyre_select(v_cse_0, v_cse_6, 0u)) | vyre_select(v_cse_2, v_cse_7, 0u)) | vyre_select(v_cse_4, v_cse_8, 0u)));
                     bool v_cse_9 = (vk_ldn_a(3u) != 0u);
                     bool v_cse_10 = (vk_ldn_a(4u) != 0u);
                     bool v_cse_11 = (vk_ldn_a(5u) != 0u);
-                    vk_st_out(2u, (((0u | vyre_select(v_cse_9, v_cse_1, 0u)) | vyre_select(v_cse_10, v_cse_3, 0u)) | vyre_select(v_cse_11, v_cse_5, 0u)));
-                    vk_st_out(3u, (((0u | vyre_select(v_cse_9, v_cse_6, 0u)) | vyre_select(v_cse_10, v_cse_7, 0u)) | vyre_select(v_cse_11, v_cse_8, 0u)));
+                    vk_stn_out(2u, (((0u | vyre_select(v_cse_9, v_cse_1, 0u)) | vyre_select(v_cse_10, v_cse_3, 0u)) | vyre_select(v_cse_11, v_cse_5, 0u)));
+                    vk_stn_out(3u, (((0u | vyre_select(v_cse_9, v_cse_6, 0u)) | vyre_select(v_cse_10, v_cse_7, 0u)) | vyre_select(v_cse_11, v_cse_8, 0u)));
                 }
             }
         }

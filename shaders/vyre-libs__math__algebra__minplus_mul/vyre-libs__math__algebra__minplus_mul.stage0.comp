@@ -15,7 +15,7 @@ uint vyre_sat_add(uint a, uint b) { uint s = a + b; return s < a ? 0xFFFFFFFFu :
 
 uint vk_ldn_a(uint vk_i) { uint vk_x = b_a[vk_i]; return vk_x; }
 uint vk_ldn_b(uint vk_i) { uint vk_x = b_b[vk_i]; return vk_x; }
-void vk_st_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vk_v; }
+void vk_stn_out(uint vk_i, uint vk_v) { b_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -98,7 +98,7 @@ void main() {
                             {  // region vyre-libs::math::algebra::minplus_mul
                                 uint v_idx = v_co_g2;
                                 if (v_idx < 4u) {
-                                    vk_st_out(v_idx, vyre_sat_add(vk_ldn_a(v_idx), vk_ldn_b(v_idx)));
+                                    vk_stn_out(v_idx, vyre_sat_add(vk_ldn_a(v_idx), vk_ldn_b(v_idx)));
                                 }
                             }
                         }

@@ -9,7 +9,7 @@ layout(std430, set = 0, binding = 1) buffer vk_buf_dst { uint b_dst[]; };  // u3
 layout(std430, set = 0, binding = 1) buffer vk_buf4_dst { uvec4 vk_v4_dst[]; };  // b_dst as 4-word vectors
 
 uint vk_ldn_src(uint vk_i) { uint vk_x = b_src[vk_i]; return vk_x; }
-void vk_st_dst(uint vk_i, uint vk_v) { if (vk_i < uint(b_dst.length())) b_dst[vk_i] = vk_v; }
+void vk_stn_dst(uint vk_i, uint vk_v) { b_dst[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -90,7 +90,7 @@ void main() {
                             {  // region vyre-libs::math::broadcast
                                 uint v_idx = v_co_g2;
                                 if (v_idx < 4u) {
-                                    vk_st_dst(v_idx, vk_ldn_src(0u));
+                                    vk_stn_dst(v_idx, vk_ldn_src(0u));
                                 }
                             }
                         }

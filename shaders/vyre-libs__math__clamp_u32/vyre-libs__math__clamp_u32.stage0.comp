@@ -16,7 +16,7 @@ layout(std430, set = 0, binding = 3) buffer vk_buf4_out { uvec4 vk_v4_out[]; }; 
 uint vk_ldn_input(uint vk_i) { uint vk_x = b_input[vk_i]; return vk_x; }
 uint vk_ldn_lo(uint vk_i) { uint vk_x = b_lo[vk_i]; return vk_x; }
 uint vk_ldn_hi(uint vk_i) { uint vk_x = b_hi[vk_i]; return vk_x; }
-void vk_st_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vk_v; }
+void vk_stn_out(uint vk_i, uint vk_v) { b_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -100,7 +100,7 @@ void main() {
                             {  // region vyre-libs::math::clamp_u32
                                 uint v_idx = v_co_g2;
                                 if (v_idx < 4u) {
-                                    vk_st_out(v_idx, min(max(vk_ldn_input(v_idx), vk_ldn_lo(v_idx)), vk_ldn_hi(v_idx)));
+                                    vk_stn_out(v_idx, min(max(vk_ldn_input(v_idx), vk_ldn_lo(v_idx)), vk_ldn_hi(v_idx)));
                                 }
                             }
                         }

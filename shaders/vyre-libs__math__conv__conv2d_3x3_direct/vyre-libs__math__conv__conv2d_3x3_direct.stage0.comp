@@ -46,7 +46,7 @@ bool vyre_and(bool a, bool b) { return a && b; }
 float vk_ld_input(uint vk_i) { uint vk_n = uint(b_input.length()); float vk_x = b_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_kernel(uint vk_i) { float vk_x = b_kernel[vk_i]; return vyre_canon(vk_x); }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -252,7 +252,7 @@ void main() {
                                         v_acc = vyre_fadd(v_acc, vyre_select(vyre_and(vyre_truthy(v_cse_9), vyre_truthy(v_cse_4)), vyre_fmul(vk_ld_input((v_cse_10 + v_x)), vk_ldn_kernel(7u)), 0.0));
                                         v_acc = vyre_fadd(v_acc, vyre_select(vyre_and(vyre_truthy(v_cse_9), vyre_truthy(v_cse_5)), vyre_fmul(vk_ld_input((v_cse_10 + v_cse_6)), vk_ldn_kernel(8u)), 0.0));
                                     }
-                                    vk_st_output(v_flat, v_acc);
+                                    vk_stn_output(v_flat, v_acc);
                                 }
                             }
                         }

@@ -26,7 +26,7 @@ bool vyre_and(bool a, bool b) { return a && b; }
 
 float vk_ld_input(uint vk_i) { uint vk_n = uint(b_input.length()); float vk_x = b_input[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -42,22 +42,22 @@ void main() {
                         bool v_cse_2 = (v_x >= 1u);
                         uint v_cse_3 = ((v_y - 1u) * 4u);
                         uint v_cse_4 = (v_x - 1u);
-                        vk_st_output((v_cse_0 + 0u), vyre_select(vyre_and(vyre_truthy(v_cse_1), vyre_truthy(v_cse_2)), vk_ld_input((v_cse_3 + v_cse_4)), 0.0));
+                        vk_stn_output((v_cse_0 + 0u), vyre_select(vyre_and(vyre_truthy(v_cse_1), vyre_truthy(v_cse_2)), vk_ld_input((v_cse_3 + v_cse_4)), 0.0));
                         bool v_cse_5 = ((v_x + 0u) < 4u);
-                        vk_st_output((v_cse_0 + 1u), vyre_select(vyre_and(vyre_truthy(v_cse_1), vyre_truthy(v_cse_5)), vk_ld_input((v_cse_3 + v_x)), 0.0));
+                        vk_stn_output((v_cse_0 + 1u), vyre_select(vyre_and(vyre_truthy(v_cse_1), vyre_truthy(v_cse_5)), vk_ld_input((v_cse_3 + v_x)), 0.0));
                         bool v_cse_6 = ((v_x + 1u) < 4u);
                         uint v_cse_7 = (v_x + 1u);
-                        vk_st_output((v_cse_0 + 2u), vyre_select(vyre_and(vyre_truthy(v_cse_1), vyre_truthy(v_cse_6)), vk_ld_input((v_cse_3 + v_cse_7)), 0.0));
+                        vk_stn_output((v_cse_0 + 2u), vyre_select(vyre_and(vyre_truthy(v_cse_1), vyre_truthy(v_cse_6)), vk_ld_input((v_cse_3 + v_cse_7)), 0.0));
                         bool v_cse_8 = ((v_y + 0u) < 4u);
                         uint v_cse_9 = (v_y * 4u);
-                        vk_st_output((v_cse_0 + 3u), vyre_select(vyre_and(vyre_truthy(v_cse_8), vyre_truthy(v_cse_2)), vk_ld_input((v_cse_9 + v_cse_4)), 0.0));
-                        vk_st_output((v_cse_0 + 4u), vyre_select(vyre_and(vyre_truthy(v_cse_8), vyre_truthy(v_cse_5)), vk_ldn_input((v_cse_9 + v_x)), 0.0));
-                        vk_st_output((v_cse_0 + 5u), vyre_select(vyre_and(vyre_truthy(v_cse_8), vyre_truthy(v_cse_6)), vk_ld_input((v_cse_9 + v_cse_7)), 0.0));
+                        vk_stn_output((v_cse_0 + 3u), vyre_select(vyre_and(vyre_truthy(v_cse_8), vyre_truthy(v_cse_2)), vk_ld_input((v_cse_9 + v_cse_4)), 0.0));
+                        vk_stn_output((v_cse_0 + 4u), vyre_select(vyre_and(vyre_truthy(v_cse_8), vyre_truthy(v_cse_5)), vk_ldn_input((v_cse_9 + v_x)), 0.0));
+                        vk_stn_output((v_cse_0 + 5u), vyre_select(vyre_and(vyre_truthy(v_cse_8), vyre_truthy(v_cse_6)), vk_ld_input((v_cse_9 + v_cse_7)), 0.0));
                         bool v_cse_10 = ((v_y + 1u) < 4u);
                         uint v_cse_11 = ((v_y + 1u) * 4u);
-                        vk_st_output((v_cse_0 + 6u), vyre_select(vyre_and(vyre_truthy(v_cse_10), vyre_truthy(v_cse_2)), vk_ld_input((v_cse_11 + v_cse_4)), 0.0));
-                        vk_st_output((v_cse_0 + 7u), vyre_select(vyre_and(vyre_truthy(v_cse_10), vyre_truthy(v_cse_5)), vk_ld_input((v_cse_11 + v_x)), 0.0));
-                        vk_st_output((v_cse_0 + 8u), vyre_select(vyre_and(vyre_truthy(v_cse_10), vyre_truthy(v_cse_6)), vk_ld_input((v_cse_11 + v_cse_7)), 0.0));
+                        vk_stn_output((v_cse_0 + 6u), vyre_select(vyre_and(vyre_truthy(v_cse_10), vyre_truthy(v_cse_2)), vk_ld_input((v_cse_11 + v_cse_4)), 0.0));
+                        vk_stn_output((v_cse_0 + 7u), vyre_select(vyre_and(vyre_truthy(v_cse_10), vyre_truthy(v_cse_5)), vk_ld_input((v_cse_11 + v_x)), 0.0));
+                        vk_stn_output((v_cse_0 + 8u), vyre_select(vyre_and(vyre_truthy(v_cse_10), vyre_truthy(v_cse_6)), vk_ld_input((v_cse_11 + v_cse_7)), 0.0));
                     }
                 }
             }

@@ -12,7 +12,7 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
 uint vk_ldn_lhs(uint vk_i) { uint vk_x = b_lhs[vk_i]; return vk_x; }
 uint vk_ldn_rhs(uint vk_i) { uint vk_x = b_rhs[vk_i]; return vk_x; }
-void vk_st_dot_scratch(uint vk_i, uint vk_v) { if (vk_i < uint(b_dot_scratch.length())) b_dot_scratch[vk_i] = vk_v; }
+void vk_stn_dot_scratch(uint vk_i, uint vk_v) { b_dot_scratch[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -27,7 +27,7 @@ void main() {
                             v_local_acc = (v_local_acc + (vk_ldn_lhs(v_idx) * vk_ldn_rhs(v_idx)));
                         }
                     }
-                    vk_st_dot_scratch(v_local, v_local_acc);
+                    vk_stn_dot_scratch(v_local, v_local_acc);
                 }
             }
         }

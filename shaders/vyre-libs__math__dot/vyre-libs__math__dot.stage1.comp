@@ -5,15 +5,15 @@
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 
 layout(std430, set = 0, binding = 0) coherent buffer vk_buf_dot_scratch { uint b_dot_scratch[]; };  // u32, ReadWrite
-layout(std430, set = 0, binding = 1) coherent buffer vk_buf_out { uint b_out[]; };  // u32, ReadWrite
+layout(std430, set = 0, binding = 1) buffer vk_buf_out { uint b_out[]; };  // u32, ReadWrite
 
 bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
 uint vk_ldn_dot_scratch(uint vk_i) { uint vk_x = b_dot_scratch[vk_i]; return vk_x; }
-void vk_st_dot_scratch(uint vk_i, uint vk_v) { if (vk_i < uint(b_dot_scratch.length())) b_dot_scratch[vk_i] = vk_v; }
-void vk_st_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vk_v; }
+void vk_stn_dot_scratch(uint vk_i, uint vk_v) { b_dot_scratch[vk_i] = vk_v; }
+void vk_stn_out(uint vk_i, uint vk_v) { b_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::math::dot
@@ -25,56 +25,56 @@ void main() {
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 128u)))) {
                         uint v_cse_1 = (v_local + 128u);
                         {  // if: always true (value ranges)
-                            vk_st_dot_scratch(v_local, (vk_ldn_dot_scratch(v_local) + vk_ldn_dot_scratch(v_cse_1)));
+                            vk_stn_dot_scratch(v_local, (vk_ldn_dot_scratch(v_local) + vk_ldn_dot_scratch(v_cse_1)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 64u)))) {
                         uint v_cse_2 = (v_local + 64u);
                         {  // if: always true (value ranges)
-                            vk_st_dot_scratch(v_local, (vk_ldn_dot_scratch(v_local) + vk_ldn_dot_scratch(v_cse_2)));
+                            vk_stn_dot_scratch(v_local, (vk_ldn_dot_scratch(v_local) + vk_ldn_dot_scratch(v_cse_2)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 32u)))) {
                         uint v_cse_3 = (v_local + 32u);
                         {  // if: always true (value ranges)
-                            vk_st_dot_scratch(v_local, (vk_ldn_dot_scratch(v_local) + vk_ldn_dot_scratch(v_cse_3)));
+                            vk_stn_dot_scratch(v_local, (vk_ldn_dot_scratch(v_local) + vk_ldn_dot_scratch(v_cse_3)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 16u)))) {
                         uint v_cse_4 = (v_local + 16u);
                         {  // if: always true (value ranges)
-                            vk_st_dot_scratch(v_local, (vk_ldn_dot_scratch(v_local) + vk_ldn_dot_scratch(v_cse_4)));
+                            vk_stn_dot_scratch(v_local, (vk_ldn_dot_scratch(v_local) + vk_ldn_dot_scratch(v_cse_4)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 8u)))) {
                         uint v_cse_5 = (v_local + 8u);
                         {  // if: always true (value ranges)
-                            vk_st_dot_scratch(v_local, (vk_ldn_dot_scratch(v_local) + vk_ldn_dot_scratch(v_cse_5)));
+                            vk_stn_dot_scratch(v_local, (vk_ldn_dot_scratch(v_local) + vk_ldn_dot_scratch(v_cse_5)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 4u)))) {
                         uint v_cse_6 = (v_local + 4u);
                         {  // if: always true (value ranges)
-                            vk_st_dot_scratch(v_local, (vk_ldn_dot_scratch(v_local) + vk_ldn_dot_scratch(v_cse_6)));
+                            vk_stn_dot_scratch(v_local, (vk_ldn_dot_scratch(v_local) + vk_ldn_dot_scratch(v_cse_6)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 2u)))) {
                         uint v_cse_7 = (v_local + 2u);
                         {  // if: always true (value ranges)
-                            vk_st_dot_scratch(v_local, (vk_ldn_dot_scratch(v_local) + vk_ldn_dot_scratch(v_cse_7)));
+                            vk_stn_dot_scratch(v_local, (vk_ldn_dot_scratch(v_local) + vk_ldn_dot_scratch(v_cse_7)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 1u)))) {
                         uint v_cse_8 = (v_local + 1u);
                         {  // if: always true (value ranges)
-                            vk_st_dot_scratch(v_local, (vk_ldn_dot_scratch(v_local) + vk_ldn_dot_scratch(v_cse_8)));
+                            vk_stn_dot_scratch(v_local, (vk_ldn_dot_scratch(v_local) + vk_ldn_dot_scratch(v_cse_8)));
                         }
                     }
                 }
@@ -85,7 +85,7 @@ void main() {
             {  // region vyre-libs::math::dot
                 uint v_local = gl_LocalInvocationID.x;
                 if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((v_local == 0u)))) {
-                    vk_st_out(0u, vk_ldn_dot_scratch(0u));
+                    vk_stn_out(0u, vk_ldn_dot_scratch(0u));
                 }
             }
         }

@@ -32,7 +32,7 @@ float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = m
 float vyre_sp_sub(float a, float b) { precise float r = a - b; vyre_sp_state = min(vyre_sp_state, floatBitsToUint(r) & 0x7F800000u); return r; }
 
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -52,49 +52,49 @@ void main() {
                             vyre_sp_state = 0x7F800000u;
                             float vk_spv1 = vyre_sp_add(vyre_sp_add(v_x0r, v_x1r), vyre_sp_add(v_x2r, v_x3r));
                             if (vyre_sp_state == 0u) { vk_spv1 = vyre_fadd(vyre_fadd(v_x0r, v_x1r), vyre_fadd(v_x2r, v_x3r)); }  // a zero or subnormal: exactly
-                            vk_st_output(0u, vk_spv1);
+                            vk_stn_output(0u, vk_spv1);
                         }
                         {  // region vyre_vk.opt.speculate: the stored value in IEEE f32, checked
                             vyre_sp_state = 0x7F800000u;
                             float vk_spv2 = vyre_sp_add(vyre_sp_add(v_x0i, v_x1i), vyre_sp_add(v_x2i, v_x3i));
                             if (vyre_sp_state == 0u) { vk_spv2 = vyre_fadd(vyre_fadd(v_x0i, v_x1i), vyre_fadd(v_x2i, v_x3i)); }  // a zero or subnormal: exactly
-                            vk_st_output(1u, vk_spv2);
+                            vk_stn_output(1u, vk_spv2);
                         }
                         {  // region vyre_vk.opt.speculate: the stored value in IEEE f32, checked
                             vyre_sp_state = 0x7F800000u;
                             float vk_spv3 = vyre_sp_sub(vyre_sp_sub(vyre_sp_add(v_x0r, v_x1i), v_x2r), v_x3i);
                             if (vyre_sp_state == 0u) { vk_spv3 = vyre_fsub(vyre_fsub(vyre_fadd(v_x0r, v_x1i), v_x2r), v_x3i); }  // a zero or subnormal: exactly
-                            vk_st_output(2u, vk_spv3);
+                            vk_stn_output(2u, vk_spv3);
                         }
                         {  // region vyre_vk.opt.speculate: the stored value in IEEE f32, checked
                             vyre_sp_state = 0x7F800000u;
                             float vk_spv4 = vyre_sp_add(vyre_sp_sub(vyre_sp_sub(v_x0i, v_x1r), v_x2i), v_x3r);
                             if (vyre_sp_state == 0u) { vk_spv4 = vyre_fadd(vyre_fsub(vyre_fsub(v_x0i, v_x1r), v_x2i), v_x3r); }  // a zero or subnormal: exactly
-                            vk_st_output(3u, vk_spv4);
+                            vk_stn_output(3u, vk_spv4);
                         }
                         {  // region vyre_vk.opt.speculate: the stored value in IEEE f32, checked
                             vyre_sp_state = 0x7F800000u;
                             float vk_spv5 = vyre_sp_add(vyre_sp_sub(v_x0r, v_x1r), vyre_sp_sub(v_x2r, v_x3r));
                             if (vyre_sp_state == 0u) { vk_spv5 = vyre_fadd(vyre_fsub(v_x0r, v_x1r), vyre_fsub(v_x2r, v_x3r)); }  // a zero or subnormal: exactly
-                            vk_st_output(4u, vk_spv5);
+                            vk_stn_output(4u, vk_spv5);
                         }
                         {  // region vyre_vk.opt.speculate: the stored value in IEEE f32, checked
                             vyre_sp_state = 0x7F800000u;
                             float vk_spv6 = vyre_sp_add(vyre_sp_sub(v_x0i, v_x1i), vyre_sp_sub(v_x2i, v_x3i));
                             if (vyre_sp_state == 0u) { vk_spv6 = vyre_fadd(vyre_fsub(v_x0i, v_x1i), vyre_fsub(v_x2i, v_x3i)); }  // a zero or subnormal: exactly
-                            vk_st_output(5u, vk_spv6);
+                            vk_stn_output(5u, vk_spv6);
                         }
                         {  // region vyre_vk.opt.speculate: the stored value in IEEE f32, checked
                             vyre_sp_state = 0x7F800000u;
                             float vk_spv7 = vyre_sp_add(vyre_sp_sub(vyre_sp_sub(v_x0r, v_x1i), v_x2r), v_x3i);
                             if (vyre_sp_state == 0u) { vk_spv7 = vyre_fadd(vyre_fsub(vyre_fsub(v_x0r, v_x1i), v_x2r), v_x3i); }  // a zero or subnormal: exactly
-                            vk_st_output(6u, vk_spv7);
+                            vk_stn_output(6u, vk_spv7);
                         }
                         {  // region vyre_vk.opt.speculate: the stored value in IEEE f32, checked
                             vyre_sp_state = 0x7F800000u;
                             float vk_spv8 = vyre_sp_sub(vyre_sp_sub(vyre_sp_add(v_x0i, v_x1r), v_x2i), v_x3r);
                             if (vyre_sp_state == 0u) { vk_spv8 = vyre_fsub(vyre_fsub(vyre_fadd(v_x0i, v_x1r), v_x2i), v_x3r); }  // a zero or subnormal: exactly
-                            vk_st_output(7u, vk_spv8);
+                            vk_stn_output(7u, vk_spv8);
                         }
                     }
                 }

@@ -48,13 +48,16 @@ bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 float vk_ldn_signal(uint vk_i) { float vk_x = b_signal[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_kernel(uint vk_i) { float vk_x = b_kernel[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_signal_freq(uint vk_i) { float vk_x = b_signal_freq[vk_i]; return vk_x; }
-void vk_st_signal_freq(uint vk_i, float vk_v) { if (vk_i < 8u) b_signal_freq[vk_i] = vyre_canon(vk_v); }
+void vk_stnc_signal_freq(uint vk_i, float vk_v) { b_signal_freq[vk_i] = vk_v; }
+void vk_stn_signal_freq(uint vk_i, float vk_v) { b_signal_freq[vk_i] = vyre_canon(vk_v); }
 float vk_ldn_kernel_freq(uint vk_i) { float vk_x = b_kernel_freq[vk_i]; return vk_x; }
-void vk_st_kernel_freq(uint vk_i, float vk_v) { if (vk_i < 8u) b_kernel_freq[vk_i] = vyre_canon(vk_v); }
+void vk_stnc_kernel_freq(uint vk_i, float vk_v) { b_kernel_freq[vk_i] = vk_v; }
+void vk_stn_kernel_freq(uint vk_i, float vk_v) { b_kernel_freq[vk_i] = vyre_canon(vk_v); }
 float vk_ldn_product_freq(uint vk_i) { float vk_x = b_product_freq[vk_i]; return vk_x; }
-void vk_st_product_freq(uint vk_i, float vk_v) { if (vk_i < 8u) b_product_freq[vk_i] = vyre_canon(vk_v); }
+void vk_stn_product_freq(uint vk_i, float vk_v) { b_product_freq[vk_i] = vyre_canon(vk_v); }
 float vk_ldn_output(uint vk_i) { float vk_x = b_output[vk_i]; return vyre_canon(vk_x); }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stnc_output(uint vk_i, float vk_v) { b_output[vk_i] = vk_v; }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     for (uint vk_z = gl_LocalInvocationIndex; vk_z < 8u; vk_z += 1u) { b_signal_freq[vk_z] = 0.0; }
@@ -64,106 +67,106 @@ void main() {
     {  // region vyre-libs::math::fft::fft_convolve_circular_complex
         {  // region vyre-libs::math::fft::fft_radix2
             {  // region vyre-libs::math::fft::fft_radix2
-                vk_st_signal_freq(0u, vk_ldn_signal(0u));
-                vk_st_signal_freq(1u, vk_ldn_signal(1u));
-                vk_st_signal_freq(2u, vk_ldn_signal(4u));
-                vk_st_signal_freq(3u, vk_ldn_signal(5u));
-                vk_st_signal_freq(4u, vk_ldn_signal(2u));
-                vk_st_signal_freq(5u, vk_ldn_signal(3u));
-                vk_st_signal_freq(6u, vk_ldn_signal(6u));
-                vk_st_signal_freq(7u, vk_ldn_signal(7u));
+                vk_stnc_signal_freq(0u, vk_ldn_signal(0u));
+                vk_stnc_signal_freq(1u, vk_ldn_signal(1u));
+                vk_stnc_signal_freq(2u, vk_ldn_signal(4u));
+                vk_stnc_signal_freq(3u, vk_ldn_signal(5u));
+                vk_stnc_signal_freq(4u, vk_ldn_signal(2u));
+                vk_stnc_signal_freq(5u, vk_ldn_signal(3u));
+                vk_stnc_signal_freq(6u, vk_ldn_signal(6u));
+                vk_stnc_signal_freq(7u, vk_ldn_signal(7u));
                 float v_u_re_s1_b0_k0 = vk_ldn_signal_freq(0u);
                 float v_u_im_s1_b0_k0 = vk_ldn_signal_freq(1u);
                 float v_l_re_s1_b0_k0 = vk_ldn_signal_freq(2u);
                 float v_l_im_s1_b0_k0 = vk_ldn_signal_freq(3u);
                 float v_t_re_s1_b0_k0 = vyre_fsub(vyre_fmul(1.0, v_l_re_s1_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_im_s1_b0_k0));
                 float v_t_im_s1_b0_k0 = vyre_fadd(vyre_fmul(1.0, v_l_im_s1_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_re_s1_b0_k0));
-                vk_st_signal_freq(0u, vyre_fadd(v_u_re_s1_b0_k0, v_t_re_s1_b0_k0));
-                vk_st_signal_freq(1u, vyre_fadd(v_u_im_s1_b0_k0, v_t_im_s1_b0_k0));
-                vk_st_signal_freq(2u, vyre_fsub(v_u_re_s1_b0_k0, v_t_re_s1_b0_k0));
-                vk_st_signal_freq(3u, vyre_fsub(v_u_im_s1_b0_k0, v_t_im_s1_b0_k0));
+                vk_stn_signal_freq(0u, vyre_fadd(v_u_re_s1_b0_k0, v_t_re_s1_b0_k0));
+                vk_stn_signal_freq(1u, vyre_fadd(v_u_im_s1_b0_k0, v_t_im_s1_b0_k0));
+                vk_stn_signal_freq(2u, vyre_fsub(v_u_re_s1_b0_k0, v_t_re_s1_b0_k0));
+                vk_stn_signal_freq(3u, vyre_fsub(v_u_im_s1_b0_k0, v_t_im_s1_b0_k0));
                 float v_u_re_s1_b2_k0 = vk_ldn_signal_freq(4u);
                 float v_u_im_s1_b2_k0 = vk_ldn_signal_freq(5u);
                 float v_l_re_s1_b2_k0 = vk_ldn_signal_freq(6u);
                 float v_l_im_s1_b2_k0 = vk_ldn_signal_freq(7u);
                 float v_t_re_s1_b2_k0 = vyre_fsub(vyre_fmul(1.0, v_l_re_s1_b2_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_im_s1_b2_k0));
                 float v_t_im_s1_b2_k0 = vyre_fadd(vyre_fmul(1.0, v_l_im_s1_b2_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_re_s1_b2_k0));
-                vk_st_signal_freq(4u, vyre_fadd(v_u_re_s1_b2_k0, v_t_re_s1_b2_k0));
-                vk_st_signal_freq(5u, vyre_fadd(v_u_im_s1_b2_k0, v_t_im_s1_b2_k0));
-                vk_st_signal_freq(6u, vyre_fsub(v_u_re_s1_b2_k0, v_t_re_s1_b2_k0));
-                vk_st_signal_freq(7u, vyre_fsub(v_u_im_s1_b2_k0, v_t_im_s1_b2_k0));
+                vk_stn_signal_freq(4u, vyre_fadd(v_u_re_s1_b2_k0, v_t_re_s1_b2_k0));
+                vk_stn_signal_freq(5u, vyre_fadd(v_u_im_s1_b2_k0, v_t_im_s1_b2_k0));
+                vk_stn_signal_freq(6u, vyre_fsub(v_u_re_s1_b2_k0, v_t_re_s1_b2_k0));
+                vk_stn_signal_freq(7u, vyre_fsub(v_u_im_s1_b2_k0, v_t_im_s1_b2_k0));
                 float v_u_re_s2_b0_k0 = vk_ldn_signal_freq(0u);
                 float v_u_im_s2_b0_k0 = vk_ldn_signal_freq(1u);
                 float v_l_re_s2_b0_k0 = vk_ldn_signal_freq(4u);
                 float v_l_im_s2_b0_k0 = vk_ldn_signal_freq(5u);
                 float v_t_re_s2_b0_k0 = vyre_fsub(vyre_fmul(1.0, v_l_re_s2_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_im_s2_b0_k0));
                 float v_t_im_s2_b0_k0 = vyre_fadd(vyre_fmul(1.0, v_l_im_s2_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_re_s2_b0_k0));
-                vk_st_signal_freq(0u, vyre_fadd(v_u_re_s2_b0_k0, v_t_re_s2_b0_k0));
-                vk_st_signal_freq(1u, vyre_fadd(v_u_im_s2_b0_k0, v_t_im_s2_b0_k0));
-                vk_st_signal_freq(4u, vyre_fsub(v_u_re_s2_b0_k0, v_t_re_s2_b0_k0));
-                vk_st_signal_freq(5u, vyre_fsub(v_u_im_s2_b0_k0, v_t_im_s2_b0_k0));
+                vk_stn_signal_freq(0u, vyre_fadd(v_u_re_s2_b0_k0, v_t_re_s2_b0_k0));
+                vk_stn_signal_freq(1u, vyre_fadd(v_u_im_s2_b0_k0, v_t_im_s2_b0_k0));
+                vk_stn_signal_freq(4u, vyre_fsub(v_u_re_s2_b0_k0, v_t_re_s2_b0_k0));
+                vk_stn_signal_freq(5u, vyre_fsub(v_u_im_s2_b0_k0, v_t_im_s2_b0_k0));
                 float v_u_re_s2_b0_k1 = vk_ldn_signal_freq(2u);
                 float v_u_im_s2_b0_k1 = vk_ldn_signal_freq(3u);
                 float v_l_re_s2_b0_k1 = vk_ldn_signal_freq(6u);
                 float v_l_im_s2_b0_k1 = vk_ldn_signal_freq(7u);
                 float v_t_re_s2_b0_k1 = vyre_fsub(vyre_fmul((-4.371138828673793e-08), v_l_re_s2_b0_k1), vyre_fmul((-1.0), v_l_im_s2_b0_k1));
                 float v_t_im_s2_b0_k1 = vyre_fadd(vyre_fmul((-4.371138828673793e-08), v_l_im_s2_b0_k1), vyre_fmul((-1.0), v_l_re_s2_b0_k1));
-                vk_st_signal_freq(2u, vyre_fadd(v_u_re_s2_b0_k1, v_t_re_s2_b0_k1));
-                vk_st_signal_freq(3u, vyre_fadd(v_u_im_s2_b0_k1, v_t_im_s2_b0_k1));
-                vk_st_signal_freq(6u, vyre_fsub(v_u_re_s2_b0_k1, v_t_re_s2_b0_k1));
-                vk_st_signal_freq(7u, vyre_fsub(v_u_im_s2_b0_k1, v_t_im_s2_b0_k1));
+                vk_stn_signal_freq(2u, vyre_fadd(v_u_re_s2_b0_k1, v_t_re_s2_b0_k1));
+                vk_stn_signal_freq(3u, vyre_fadd(v_u_im_s2_b0_k1, v_t_im_s2_b0_k1));
+                vk_stn_signal_freq(6u, vyre_fsub(v_u_re_s2_b0_k1, v_t_re_s2_b0_k1));
+                vk_stn_signal_freq(7u, vyre_fsub(v_u_im_s2_b0_k1, v_t_im_s2_b0_k1));
             }
         }
         {  // region vyre-libs::math::fft::fft_radix2
             {  // region vyre-libs::math::fft::fft_radix2
-                vk_st_kernel_freq(0u, vk_ldn_kernel(0u));
-                vk_st_kernel_freq(1u, vk_ldn_kernel(1u));
-                vk_st_kernel_freq(2u, vk_ldn_kernel(4u));
-                vk_st_kernel_freq(3u, vk_ldn_kernel(5u));
-                vk_st_kernel_freq(4u, vk_ldn_kernel(2u));
-                vk_st_kernel_freq(5u, vk_ldn_kernel(3u));
-                vk_st_kernel_freq(6u, vk_ldn_kernel(6u));
-                vk_st_kernel_freq(7u, vk_ldn_kernel(7u));
+                vk_stnc_kernel_freq(0u, vk_ldn_kernel(0u));
+                vk_stnc_kernel_freq(1u, vk_ldn_kernel(1u));
+                vk_stnc_kernel_freq(2u, vk_ldn_kernel(4u));
+                vk_stnc_kernel_freq(3u, vk_ldn_kernel(5u));
+                vk_stnc_kernel_freq(4u, vk_ldn_kernel(2u));
+                vk_stnc_kernel_freq(5u, vk_ldn_kernel(3u));
+                vk_stnc_kernel_freq(6u, vk_ldn_kernel(6u));
+                vk_stnc_kernel_freq(7u, vk_ldn_kernel(7u));
                 float v_u_re_s1_b0_k0 = vk_ldn_kernel_freq(0u);
                 float v_u_im_s1_b0_k0 = vk_ldn_kernel_freq(1u);
                 float v_l_re_s1_b0_k0 = vk_ldn_kernel_freq(2u);
                 float v_l_im_s1_b0_k0 = vk_ldn_kernel_freq(3u);
                 float v_t_re_s1_b0_k0 = vyre_fsub(vyre_fmul(1.0, v_l_re_s1_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_im_s1_b0_k0));
                 float v_t_im_s1_b0_k0 = vyre_fadd(vyre_fmul(1.0, v_l_im_s1_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_re_s1_b0_k0));
-                vk_st_kernel_freq(0u, vyre_fadd(v_u_re_s1_b0_k0, v_t_re_s1_b0_k0));
-                vk_st_kernel_freq(1u, vyre_fadd(v_u_im_s1_b0_k0, v_t_im_s1_b0_k0));
-                vk_st_kernel_freq(2u, vyre_fsub(v_u_re_s1_b0_k0, v_t_re_s1_b0_k0));
-                vk_st_kernel_freq(3u, vyre_fsub(v_u_im_s1_b0_k0, v_t_im_s1_b0_k0));
+                vk_stn_kernel_freq(0u, vyre_fadd(v_u_re_s1_b0_k0, v_t_re_s1_b0_k0));
+                vk_stn_kernel_freq(1u, vyre_fadd(v_u_im_s1_b0_k0, v_t_im_s1_b0_k0));
+                vk_stn_kernel_freq(2u, vyre_fsub(v_u_re_s1_b0_k0, v_t_re_s1_b0_k0));
+                vk_stn_kernel_freq(3u, vyre_fsub(v_u_im_s1_b0_k0, v_t_im_s1_b0_k0));
                 float v_u_re_s1_b2_k0 = vk_ldn_kernel_freq(4u);
                 float v_u_im_s1_b2_k0 = vk_ldn_kernel_freq(5u);
                 float v_l_re_s1_b2_k0 = vk_ldn_kernel_freq(6u);
                 float v_l_im_s1_b2_k0 = vk_ldn_kernel_freq(7u);
                 float v_t_re_s1_b2_k0 = vyre_fsub(vyre_fmul(1.0, v_l_re_s1_b2_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_im_s1_b2_k0));
                 float v_t_im_s1_b2_k0 = vyre_fadd(vyre_fmul(1.0, v_l_im_s1_b2_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_re_s1_b2_k0));
-                vk_st_kernel_freq(4u, vyre_fadd(v_u_re_s1_b2_k0, v_t_re_s1_b2_k0));
-                vk_st_kernel_freq(5u, vyre_fadd(v_u_im_s1_b2_k0, v_t_im_s1_b2_k0));
-                vk_st_kernel_freq(6u, vyre_fsub(v_u_re_s1_b2_k0, v_t_re_s1_b2_k0));
-                vk_st_kernel_freq(7u, vyre_fsub(v_u_im_s1_b2_k0, v_t_im_s1_b2_k0));
+                vk_stn_kernel_freq(4u, vyre_fadd(v_u_re_s1_b2_k0, v_t_re_s1_b2_k0));
+                vk_stn_kernel_freq(5u, vyre_fadd(v_u_im_s1_b2_k0, v_t_im_s1_b2_k0));
+                vk_stn_kernel_freq(6u, vyre_fsub(v_u_re_s1_b2_k0, v_t_re_s1_b2_k0));
+                vk_stn_kernel_freq(7u, vyre_fsub(v_u_im_s1_b2_k0, v_t_im_s1_b2_k0));
                 float v_u_re_s2_b0_k0 = vk_ldn_kernel_freq(0u);
                 float v_u_im_s2_b0_k0 = vk_ldn_kernel_freq(1u);
                 float v_l_re_s2_b0_k0 = vk_ldn_kernel_freq(4u);
                 float v_l_im_s2_b0_k0 = vk_ldn_kernel_freq(5u);
                 float v_t_re_s2_b0_k0 = vyre_fsub(vyre_fmul(1.0, v_l_re_s2_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_im_s2_b0_k0));
                 float v_t_im_s2_b0_k0 = vyre_fadd(vyre_fmul(1.0, v_l_im_s2_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_re_s2_b0_k0));
-                vk_st_kernel_freq(0u, vyre_fadd(v_u_re_s2_b0_k0, v_t_re_s2_b0_k0));
-                vk_st_kernel_freq(1u, vyre_fadd(v_u_im_s2_b0_k0, v_t_im_s2_b0_k0));
-                vk_st_kernel_freq(4u, vyre_fsub(v_u_re_s2_b0_k0, v_t_re_s2_b0_k0));
-                vk_st_kernel_freq(5u, vyre_fsub(v_u_im_s2_b0_k0, v_t_im_s2_b0_k0));
+                vk_stn_kernel_freq(0u, vyre_fadd(v_u_re_s2_b0_k0, v_t_re_s2_b0_k0));
+                vk_stn_kernel_freq(1u, vyre_fadd(v_u_im_s2_b0_k0, v_t_im_s2_b0_k0));
+                vk_stn_kernel_freq(4u, vyre_fsub(v_u_re_s2_b0_k0, v_t_re_s2_b0_k0));
+                vk_stn_kernel_freq(5u, vyre_fsub(v_u_im_s2_b0_k0, v_t_im_s2_b0_k0));
                 float v_u_re_s2_b0_k1 = vk_ldn_kernel_freq(2u);
                 float v_u_im_s2_b0_k1 = vk_ldn_kernel_freq(3u);
                 float v_l_re_s2_b0_k1 = vk_ldn_kernel_freq(6u);
                 float v_l_im_s2_b0_k1 = vk_ldn_kernel_freq(7u);
                 float v_t_re_s2_b0_k1 = vyre_fsub(vyre_fmul((-4.371138828673793e-08), v_l_re_s2_b0_k1), vyre_fmul((-1.0), v_l_im_s2_b0_k1));
                 float v_t_im_s2_b0_k1 = vyre_fadd(vyre_fmul((-4.371138828673793e-08), v_l_im_s2_b0_k1), vyre_fmul((-1.0), v_l_re_s2_b0_k1));
-                vk_st_kernel_freq(2u, vyre_fadd(v_u_re_s2_b0_k1, v_t_re_s2_b0_k1));
-                vk_st_kernel_freq(3u, vyre_fadd(v_u_im_s2_b0_k1, v_t_im_s2_b0_k1));
-                vk_st_kernel_freq(6u, vyre_fsub(v_u_re_s2_b0_k1, v_t_re_s2_b0_k1));
-                vk_st_kernel_freq(7u, vyre_fsub(v_u_im_s2_b0_k1, v_t_im_s2_b0_k1));
+                vk_stn_kernel_freq(2u, vyre_fadd(v_u_re_s2_b0_k1, v_t_re_s2_b0_k1));
+                vk_stn_kernel_freq(3u, vyre_fadd(v_u_im_s2_b0_k1, v_t_im_s2_b0_k1));
+                vk_stn_kernel_freq(6u, vyre_fsub(v_u_re_s2_b0_k1, v_t_re_s2_b0_k1));
+                vk_stn_kernel_freq(7u, vyre_fsub(v_u_im_s2_b0_k1, v_t_im_s2_b0_k1));
             }
         }
         {  // region vyre-libs::math::fft::pointwise_complex_multiply_conjugate
@@ -173,83 +176,83 @@ void main() {
             float v_b_im_0 = vk_ldn_kernel_freq(1u);
             float v_prod_re_0 = vyre_fsub(vyre_fmul(v_a_re_0, v_b_re_0), vyre_fmul(v_a_im_0, v_b_im_0));
             float v_prod_im_0 = vyre_fadd(vyre_fmul(v_a_re_0, v_b_im_0), vyre_fmul(v_a_im_0, v_b_re_0));
-            vk_st_product_freq(0u, v_prod_re_0);
-            vk_st_product_freq(1u, vyre_canon(-(v_prod_im_0)));
+            vk_stn_product_freq(0u, v_prod_re_0);
+            vk_stn_product_freq(1u, vyre_canon(-(v_prod_im_0)));
             float v_a_re_1 = vk_ldn_signal_freq(2u);
             float v_a_im_1 = vk_ldn_signal_freq(3u);
             float v_b_re_1 = vk_ldn_kernel_freq(2u);
             float v_b_im_1 = vk_ldn_kernel_freq(3u);
             float v_prod_re_1 = vyre_fsub(vyre_fmul(v_a_re_1, v_b_re_1), vyre_fmul(v_a_im_1, v_b_im_1));
             float v_prod_im_1 = vyre_fadd(vyre_fmul(v_a_re_1, v_b_im_1), vyre_fmul(v_a_im_1, v_b_re_1));
-            vk_st_product_freq(2u, v_prod_re_1);
-            vk_st_product_freq(3u, vyre_canon(-(v_prod_im_1)));
+            vk_stn_product_freq(2u, v_prod_re_1);
+            vk_stn_product_freq(3u, vyre_canon(-(v_prod_im_1)));
             float v_a_re_2 = vk_ldn_signal_freq(4u);
             float v_a_im_2 = vk_ldn_signal_freq(5u);
             float v_b_re_2 = vk_ldn_kernel_freq(4u);
             float v_b_im_2 = vk_ldn_kernel_freq(5u);
             float v_prod_re_2 = vyre_fsub(vyre_fmul(v_a_re_2, v_b_re_2), vyre_fmul(v_a_im_2, v_b_im_2));
             float v_prod_im_2 = vyre_fadd(vyre_fmul(v_a_re_2, v_b_im_2), vyre_fmul(v_a_im_2, v_b_re_2));
-            vk_st_product_freq(4u, v_prod_re_2);
-            vk_st_product_freq(5u, vyre_canon(-(v_prod_im_2)));
+            vk_stn_product_freq(4u, v_prod_re_2);
+            vk_stn_product_freq(5u, vyre_canon(-(v_prod_im_2)));
             float v_a_re_3 = vk_ldn_signal_freq(6u);
             float v_a_im_3 = vk_ldn_signal_freq(7u);
             float v_b_re_3 = vk_ldn_kernel_freq(6u);
             float v_b_im_3 = vk_ldn_kernel_freq(7u);
             float v_prod_re_3 = vyre_fsub(vyre_fmul(v_a_re_3, v_b_re_3), vyre_fmul(v_a_im_3, v_b_im_3));
             float v_prod_im_3 = vyre_fadd(vyre_fmul(v_a_re_3, v_b_im_3), vyre_fmul(v_a_im_3, v_b_re_3));
-            vk_st_product_freq(6u, v_prod_re_3);
-            vk_st_product_freq(7u, vyre_canon(-(v_prod_im_3)));
+            vk_stn_product_freq(6u, v_prod_re_3);
+            vk_stn_product_freq(7u, vyre_canon(-(v_prod_im_3)));
         }
         {  // region vyre-libs::math::fft::fft_radix2
             {  // region vyre-libs::math::fft::fft_radix2
-                vk_st_output(0u, vk_ldn_product_freq(0u));
-                vk_st_output(1u, vk_ldn_product_freq(1u));
-                vk_st_output(2u, vk_ldn_product_freq(4u));
-                vk_st_output(3u, vk_ldn_product_freq(5u));
-                vk_st_output(4u, vk_ldn_product_freq(2u));
-                vk_st_output(5u, vk_ldn_product_freq(3u));
-                vk_st_output(6u, vk_ldn_product_freq(6u));
-                vk_st_output(7u, vk_ldn_product_freq(7u));
+                vk_stnc_output(0u, vk_ldn_product_freq(0u));
+                vk_stnc_output(1u, vk_ldn_product_freq(1u));
+                vk_stnc_output(2u, vk_ldn_product_freq(4u));
+                vk_stnc_output(3u, vk_ldn_product_freq(5u));
+                vk_stnc_output(4u, vk_ldn_product_freq(2u));
+                vk_stnc_output(5u, vk_ldn_product_freq(3u));
+                vk_stnc_output(6u, vk_ldn_product_freq(6u));
+                vk_stnc_output(7u, vk_ldn_product_freq(7u));
                 float v_u_re_s1_b0_k0 = vk_ldn_output(0u);
                 float v_u_im_s1_b0_k0 = vk_ldn_output(1u);
                 float v_l_re_s1_b0_k0 = vk_ldn_output(2u);
                 float v_l_im_s1_b0_k0 = vk_ldn_output(3u);
                 float v_t_re_s1_b0_k0 = vyre_fsub(vyre_fmul(1.0, v_l_re_s1_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_im_s1_b0_k0));
                 float v_t_im_s1_b0_k0 = vyre_fadd(vyre_fmul(1.0, v_l_im_s1_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_re_s1_b0_k0));
-                vk_st_output(0u, vyre_fadd(v_u_re_s1_b0_k0, v_t_re_s1_b0_k0));
-                vk_st_output(1u, vyre_fadd(v_u_im_s1_b0_k0, v_t_im_s1_b0_k0));
-                vk_st_output(2u, vyre_fsub(v_u_re_s1_b0_k0, v_t_re_s1_b0_k0));
-                vk_st_output(3u, vyre_fsub(v_u_im_s1_b0_k0, v_t_im_s1_b0_k0));
+                vk_stn_output(0u, vyre_fadd(v_u_re_s1_b0_k0, v_t_re_s1_b0_k0));
+                vk_stn_output(1u, vyre_fadd(v_u_im_s1_b0_k0, v_t_im_s1_b0_k0));
+                vk_stn_output(2u, vyre_fsub(v_u_re_s1_b0_k0, v_t_re_s1_b0_k0));
+                vk_stn_output(3u, vyre_fsub(v_u_im_s1_b0_k0, v_t_im_s1_b0_k0));
                 float v_u_re_s1_b2_k0 = vk_ldn_output(4u);
                 float v_u_im_s1_b2_k0 = vk_ldn_output(5u);
                 float v_l_re_s1_b2_k0 = vk_ldn_output(6u);
                 float v_l_im_s1_b2_k0 = vk_ldn_output(7u);
                 float v_t_re_s1_b2_k0 = vyre_fsub(vyre_fmul(1.0, v_l_re_s1_b2_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_im_s1_b2_k0));
                 float v_t_im_s1_b2_k0 = vyre_fadd(vyre_fmul(1.0, v_l_im_s1_b2_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_re_s1_b2_k0));
-                vk_st_output(4u, vyre_fadd(v_u_re_s1_b2_k0, v_t_re_s1_b2_k0));
-                vk_st_output(5u, vyre_fadd(v_u_im_s1_b2_k0, v_t_im_s1_b2_k0));
-                vk_st_output(6u, vyre_fsub(v_u_re_s1_b2_k0, v_t_re_s1_b2_k0));
-                vk_st_output(7u, vyre_fsub(v_u_im_s1_b2_k0, v_t_im_s1_b2_k0));
+                vk_stn_output(4u, vyre_fadd(v_u_re_s1_b2_k0, v_t_re_s1_b2_k0));
+                vk_stn_output(5u, vyre_fadd(v_u_im_s1_b2_k0, v_t_im_s1_b2_k0));
+                vk_stn_output(6u, vyre_fsub(v_u_re_s1_b2_k0, v_t_re_s1_b2_k0));
+                vk_stn_output(7u, vyre_fsub(v_u_im_s1_b2_k0, v_t_im_s1_b2_k0));
                 float v_u_re_s2_b0_k0 = vk_ldn_output(0u);
                 float v_u_im_s2_b0_k0 = vk_ldn_output(1u);
                 float v_l_re_s2_b0_k0 = vk_ldn_output(4u);
                 float v_l_im_s2_b0_k0 = vk_ldn_output(5u);
                 float v_t_re_s2_b0_k0 = vyre_fsub(vyre_fmul(1.0, v_l_re_s2_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_im_s2_b0_k0));
                 float v_t_im_s2_b0_k0 = vyre_fadd(vyre_fmul(1.0, v_l_im_s2_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_re_s2_b0_k0));
-                vk_st_output(0u, vyre_fadd(v_u_re_s2_b0_k0, v_t_re_s2_b0_k0));
-                vk_st_output(1u, vyre_fadd(v_u_im_s2_b0_k0, v_t_im_s2_b0_k0));
-                vk_st_output(4u, vyre_fsub(v_u_re_s2_b0_k0, v_t_re_s2_b0_k0));
-                vk_st_output(5u, vyre_fsub(v_u_im_s2_b0_k0, v_t_im_s2_b0_k0));
+                vk_stn_output(0u, vyre_fadd(v_u_re_s2_b0_k0, v_t_re_s2_b0_k0));
+                vk_stn_output(1u, vyre_fadd(v_u_im_s2_b0_k0, v_t_im_s2_b0_k0));
+                vk_stn_output(4u, vyre_fsub(v_u_re_s2_b0_k0, v_t_re_s2_b0_k0));
+                vk_stn_output(5u, vyre_fsub(v_u_im_s2_b0_k0, v_t_im_s2_b0_k0));
                 float v_u_re_s2_b0_k1 = vk_ldn_output(2u);
                 float v_u_im_s2_b0_k1 = vk_ldn_output(3u);
                 float v_l_re_s2_b0_k1 = vk_ldn_output(6u);
                 float v_l_im_s2_b0_k1 = vk_ldn_output(7u);
                 float v_t_re_s2_b0_k1 = vyre_fsub(vyre_fmul((-4.371138828673793e-08), v_l_re_s2_b0_k1), vyre_fmul((-1.0), v_l_im_s2_b0_k1));
                 float v_t_im_s2_b0_k1 = vyre_fadd(vyre_fmul((-4.371138828673793e-08), v_l_im_s2_b0_k1), vyre_fmul((-1.0), v_l_re_s2_b0_k1));
-                vk_st_output(2u, vyre_fadd(v_u_re_s2_b0_k1, v_t_re_s2_b0_k1));
-                vk_st_output(3u, vyre_fadd(v_u_im_s2_b0_k1, v_t_im_s2_b0_k1));
-                vk_st_output(6u, vyre_fsub(v_u_re_s2_b0_k1, v_t_re_s2_b0_k1));
-                vk_st_output(7u, vyre_fsub(v_u_im_s2_b0_k1, v_t_im_s2_b0_k1));
+                vk_stn_output(2u, vyre_fadd(v_u_re_s2_b0_k1, v_t_re_s2_b0_k1));
+                vk_stn_output(3u, vyre_fadd(v_u_im_s2_b0_k1, v_t_im_s2_b0_k1));
+                vk_stn_output(6u, vyre_fsub(v_u_re_s2_b0_k1, v_t_re_s2_b0_k1));
+                vk_stn_output(7u, vyre_fsub(v_u_im_s2_b0_k1, v_t_im_s2_b0_k1));
             }
         }
         {  // region vyre-libs::math::fft::scale_conjugate_inverse
@@ -257,26 +260,26 @@ void main() {
             float v_ifft_im_0 = vk_ldn_output(1u);
             float v_ifft_scaled_re_0 = vyre_fmul(v_ifft_re_0, 0.25);
             float v_ifft_scaled_im_0 = vyre_fmul(vyre_canon(-(v_ifft_im_0)), 0.25);
-            vk_st_output(0u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_re_0) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_re_0));
-            vk_st_output(1u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_im_0) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_im_0));
+            vk_stn_output(0u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_re_0) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_re_0));
+            vk_stn_output(1u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_im_0) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_im_0));
             float v_ifft_re_1 = vk_ldn_output(2u);
             float v_ifft_im_1 = vk_ldn_output(3u);
             float v_ifft_scaled_re_1 = vyre_fmul(v_ifft_re_1, 0.25);
             float v_ifft_scaled_im_1 = vyre_fmul(vyre_canon(-(v_ifft_im_1)), 0.25);
-            vk_st_output(2u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_re_1) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_re_1));
-            vk_st_output(3u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_im_1) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_im_1));
+            vk_stn_output(2u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_re_1) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_re_1));
+            vk_stn_output(3u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_im_1) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_im_1));
             float v_ifft_re_2 = vk_ldn_output(4u);
             float v_ifft_im_2 = vk_ldn_output(5u);
             float v_ifft_scaled_re_2 = vyre_fmul(v_ifft_re_2, 0.25);
             float v_ifft_scaled_im_2 = vyre_fmul(vyre_canon(-(v_ifft_im_2)), 0.25);
-            vk_st_output(4u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_re_2) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_re_2));
-            vk_st_output(5u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_im_2) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_im_2));
+            vk_stn_output(4u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_re_2) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_re_2));
+            vk_stn_output(5u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_im_2) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_im_2));
             float v_ifft_re_3 = vk_ldn_output(6u);
             float v_ifft_im_3 = vk_ldn_output(7u);
             float v_ifft_scaled_re_3 = vyre_fmul(v_ifft_re_3, 0.25);
             float v_ifft_scaled_im_3 = vyre_fmul(vyre_canon(-(v_ifft_im_3)), 0.25);
-            vk_st_output(6u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_re_3) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_re_3));
-            vk_st_output(7u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_im_3) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_im_3));
+            vk_stn_output(6u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_re_3) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_re_3));
+            vk_stn_output(7u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_im_3) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_im_3));
         }
     }
 }

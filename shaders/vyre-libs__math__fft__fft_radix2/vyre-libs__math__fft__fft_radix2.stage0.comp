@@ -39,7 +39,8 @@ float vyre_fmul(float a, float b) {
 
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_output(uint vk_i) { float vk_x = b_output[vk_i]; return vyre_canon(vk_x); }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stnc_output(uint vk_i, float vk_v) { b_output[vk_i] = vk_v; }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -47,54 +48,54 @@ void main() {
             {  // region vyre_vk.opt.single_invocation
                 if (gl_GlobalInvocationID.x == 0u) {
                     {  // region vyre-libs::math::fft::fft_radix2
-                        vk_st_output(0u, vk_ldn_input(0u));
-                        vk_st_output(1u, vk_ldn_input(1u));
-                        vk_st_output(2u, vk_ldn_input(4u));
-                        vk_st_output(3u, vk_ldn_input(5u));
-                        vk_st_output(4u, vk_ldn_input(2u));
-                        vk_st_output(5u, vk_ldn_input(3u));
-                        vk_st_output(6u, vk_ldn_input(6u));
-                        vk_st_output(7u, vk_ldn_input(7u));
+                        vk_stnc_output(0u, vk_ldn_input(0u));
+                        vk_stnc_output(1u, vk_ldn_input(1u));
+                        vk_stnc_output(2u, vk_ldn_input(4u));
+                        vk_stnc_output(3u, vk_ldn_input(5u));
+                        vk_stnc_output(4u, vk_ldn_input(2u));
+                        vk_stnc_output(5u, vk_ldn_input(3u));
+                        vk_stnc_output(6u, vk_ldn_input(6u));
+                        vk_stnc_output(7u, vk_ldn_input(7u));
                         float v_u_re_s1_b0_k0 = vk_ldn_output(0u);
                         float v_u_im_s1_b0_k0 = vk_ldn_output(1u);
                         float v_l_re_s1_b0_k0 = vk_ldn_output(2u);
                         float v_l_im_s1_b0_k0 = vk_ldn_output(3u);
                         float v_t_re_s1_b0_k0 = vyre_fsub(vyre_fmul(1.0, v_l_re_s1_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_im_s1_b0_k0));
                         float v_t_im_s1_b0_k0 = vyre_fadd(vyre_fmul(1.0, v_l_im_s1_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_re_s1_b0_k0));
-                        vk_st_output(0u, vyre_fadd(v_u_re_s1_b0_k0, v_t_re_s1_b0_k0));
-                        vk_st_output(1u, vyre_fadd(v_u_im_s1_b0_k0, v_t_im_s1_b0_k0));
-                        vk_st_output(2u, vyre_fsub(v_u_re_s1_b0_k0, v_t_re_s1_b0_k0));
-                        vk_st_output(3u, vyre_fsub(v_u_im_s1_b0_k0, v_t_im_s1_b0_k0));
+                        vk_stn_output(0u, vyre_fadd(v_u_re_s1_b0_k0, v_t_re_s1_b0_k0));
+                        vk_stn_output(1u, vyre_fadd(v_u_im_s1_b0_k0, v_t_im_s1_b0_k0));
+                        vk_stn_output(2u, vyre_fsub(v_u_re_s1_b0_k0, v_t_re_s1_b0_k0));
+                        vk_stn_output(3u, vyre_fsub(v_u_im_s1_b0_k0, v_t_im_s1_b0_k0));
                         float v_u_re_s1_b2_k0 = vk_ldn_output(4u);
                         float v_u_im_s1_b2_k0 = vk_ldn_output(5u);
                         float v_l_re_s1_b2_k0 = vk_ldn_output(6u);
                         float v_l_im_s1_b2_k0 = vk_ldn_output(7u);
                         float v_t_re_s1_b2_k0 = vyre_fsub(vyre_fmul(1.0, v_l_re_s1_b2_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_im_s1_b2_k0));
                         float v_t_im_s1_b2_k0 = vyre_fadd(vyre_fmul(1.0, v_l_im_s1_b2_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_re_s1_b2_k0));
-                        vk_st_output(4u, vyre_fadd(v_u_re_s1_b2_k0, v_t_re_s1_b2_k0));
-                        vk_st_output(5u, vyre_fadd(v_u_im_s1_b2_k0, v_t_im_s1_b2_k0));
-                        vk_st_output(6u, vyre_fsub(v_u_re_s1_b2_k0, v_t_re_s1_b2_k0));
-                        vk_st_output(7u, vyre_fsub(v_u_im_s1_b2_k0, v_t_im_s1_b2_k0));
+                        vk_stn_output(4u, vyre_fadd(v_u_re_s1_b2_k0, v_t_re_s1_b2_k0));
+                        vk_stn_output(5u, vyre_fadd(v_u_im_s1_b2_k0, v_t_im_s1_b2_k0));
+                        vk_stn_output(6u, vyre_fsub(v_u_re_s1_b2_k0, v_t_re_s1_b2_k0));
+                        vk_stn_output(7u, vyre_fsub(v_u_im_s1_b2_k0, v_t_im_s1_b2_k0));
                         float v_u_re_s2_b0_k0 = vk_ldn_output(0u);
                         float v_u_im_s2_b0_k0 = vk_ldn_output(1u);
                         float v_l_re_s2_b0_k0 = vk_ldn_output(4u);
                         float v_l_im_s2_b0_k0 = vk_ldn_output(5u);
                         float v_t_re_s2_b0_k0 = vyre_fsub(vyre_fmul(1.0, v_l_re_s2_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_im_s2_b0_k0));
                         float v_t_im_s2_b0_k0 = vyre_fadd(vyre_fmul(1.0, v_l_im_s2_b0_k0), vyre_fmul(uintBitsToFloat(0x80000000u), v_l_re_s2_b0_k0));
-                        vk_st_output(0u, vyre_fadd(v_u_re_s2_b0_k0, v_t_re_s2_b0_k0));
-                        vk_st_output(1u, vyre_fadd(v_u_im_s2_b0_k0, v_t_im_s2_b0_k0));
-                        vk_st_output(4u, vyre_fsub(v_u_re_s2_b0_k0, v_t_re_s2_b0_k0));
-                        vk_st_output(5u, vyre_fsub(v_u_im_s2_b0_k0, v_t_im_s2_b0_k0));
+                        vk_stn_output(0u, vyre_fadd(v_u_re_s2_b0_k0, v_t_re_s2_b0_k0));
+                        vk_stn_output(1u, vyre_fadd(v_u_im_s2_b0_k0, v_t_im_s2_b0_k0));
+                        vk_stn_output(4u, vyre_fsub(v_u_re_s2_b0_k0, v_t_re_s2_b0_k0));
+                        vk_stn_output(5u, vyre_fsub(v_u_im_s2_b0_k0, v_t_im_s2_b0_k0));
                         float v_u_re_s2_b0_k1 = vk_ldn_output(2u);
                         float v_u_im_s2_b0_k1 = vk_ldn_output(3u);
                         float v_l_re_s2_b0_k1 = vk_ldn_output(6u);
                         float v_l_im_s2_b0_k1 = vk_ldn_output(7u);
                         float v_t_re_s2_b0_k1 = vyre_fsub(vyre_fmul((-4.371138828673793e-08), v_l_re_s2_b0_k1), vyre_fmul((-1.0), v_l_im_s2_b0_k1));
                         float v_t_im_s2_b0_k1 = vyre_fadd(vyre_fmul((-4.371138828673793e-08), v_l_im_s2_b0_k1), vyre_fmul((-1.0), v_l_re_s2_b0_k1));
-                        vk_st_output(2u, vyre_fadd(v_u_re_s2_b0_k1, v_t_re_s2_b0_k1));
-                        vk_st_output(3u, vyre_fadd(v_u_im_s2_b0_k1, v_t_im_s2_b0_k1));
-                        vk_st_output(6u, vyre_fsub(v_u_re_s2_b0_k1, v_t_re_s2_b0_k1));
-                        vk_st_output(7u, vyre_fsub(v_u_im_s2_b0_k1, v_t_im_s2_b0_k1));
+                        vk_stn_output(2u, vyre_fadd(v_u_re_s2_b0_k1, v_t_re_s2_b0_k1));
+                        vk_stn_output(3u, vyre_fadd(v_u_im_s2_b0_k1, v_t_im_s2_b0_k1));
+                        vk_stn_output(6u, vyre_fsub(v_u_re_s2_b0_k1, v_t_re_s2_b0_k1));
+                        vk_stn_output(7u, vyre_fsub(v_u_im_s2_b0_k1, v_t_im_s2_b0_k1));
                     }
                 }
             }

@@ -40,7 +40,7 @@ float vyre_fmul(float a, float b) {
 
 float vk_ldn_signal_freq(uint vk_i) { float vk_x = b_signal_freq[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_kernel_freq(uint vk_i) { float vk_x = b_kernel_freq[vk_i]; return vyre_canon(vk_x); }
-void vk_st_product_freq(uint vk_i, float vk_v) { if (vk_i < uint(b_product_freq.length())) b_product_freq[vk_i] = vyre_canon(vk_v); }
+void vk_stn_product_freq(uint vk_i, float vk_v) { b_product_freq[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -54,32 +54,32 @@ void main() {
                         float v_b_im_0 = vk_ldn_kernel_freq(1u);
                         float v_prod_re_0 = vyre_fsub(vyre_fmul(v_a_re_0, v_b_re_0), vyre_fmul(v_a_im_0, v_b_im_0));
                         float v_prod_im_0 = vyre_fadd(vyre_fmul(v_a_re_0, v_b_im_0), vyre_fmul(v_a_im_0, v_b_re_0));
-                        vk_st_product_freq(0u, v_prod_re_0);
-                        vk_st_product_freq(1u, vyre_canon(-(v_prod_im_0)));
+                        vk_stn_product_freq(0u, v_prod_re_0);
+                        vk_stn_product_freq(1u, vyre_canon(-(v_prod_im_0)));
                         float v_a_re_1 = vk_ldn_signal_freq(2u);
                         float v_a_im_1 = vk_ldn_signal_freq(3u);
                         float v_b_re_1 = vk_ldn_kernel_freq(2u);
                         float v_b_im_1 = vk_ldn_kernel_freq(3u);
                         float v_prod_re_1 = vyre_fsub(vyre_fmul(v_a_re_1, v_b_re_1), vyre_fmul(v_a_im_1, v_b_im_1));
                         float v_prod_im_1 = vyre_fadd(vyre_fmul(v_a_re_1, v_b_im_1), vyre_fmul(v_a_im_1, v_b_re_1));
-                        vk_st_product_freq(2u, v_prod_re_1);
-                        vk_st_product_freq(3u, vyre_canon(-(v_prod_im_1)));
+                        vk_stn_product_freq(2u, v_prod_re_1);
+                        vk_stn_product_freq(3u, vyre_canon(-(v_prod_im_1)));
                         float v_a_re_2 = vk_ldn_signal_freq(4u);
                         float v_a_im_2 = vk_ldn_signal_freq(5u);
                         float v_b_re_2 = vk_ldn_kernel_freq(4u);
                         float v_b_im_2 = vk_ldn_kernel_freq(5u);
                         float v_prod_re_2 = vyre_fsub(vyre_fmul(v_a_re_2, v_b_re_2), vyre_fmul(v_a_im_2, v_b_im_2));
                         float v_prod_im_2 = vyre_fadd(vyre_fmul(v_a_re_2, v_b_im_2), vyre_fmul(v_a_im_2, v_b_re_2));
-                        vk_st_product_freq(4u, v_prod_re_2);
-                        vk_st_product_freq(5u, vyre_canon(-(v_prod_im_2)));
+                        vk_stn_product_freq(4u, v_prod_re_2);
+                        vk_stn_product_freq(5u, vyre_canon(-(v_prod_im_2)));
                         float v_a_re_3 = vk_ldn_signal_freq(6u);
                         float v_a_im_3 = vk_ldn_signal_freq(7u);
                         float v_b_re_3 = vk_ldn_kernel_freq(6u);
                         float v_b_im_3 = vk_ldn_kernel_freq(7u);
                         float v_prod_re_3 = vyre_fsub(vyre_fmul(v_a_re_3, v_b_re_3), vyre_fmul(v_a_im_3, v_b_im_3));
                         float v_prod_im_3 = vyre_fadd(vyre_fmul(v_a_re_3, v_b_im_3), vyre_fmul(v_a_im_3, v_b_re_3));
-                        vk_st_product_freq(6u, v_prod_re_3);
-                        vk_st_product_freq(7u, vyre_canon(-(v_prod_im_3)));
+                        vk_stn_product_freq(6u, v_prod_re_3);
+                        vk_stn_product_freq(7u, vyre_canon(-(v_prod_im_3)));
                     }
                 }
             }

@@ -29,7 +29,7 @@ float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
 float vk_ldn_product_freq(uint vk_i) { float vk_x = b_product_freq[vk_i]; return vyre_canon(vk_x); }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -41,26 +41,26 @@ void main() {
                         float v_ifft_im_0 = vk_ldn_product_freq(1u);
                         float v_ifft_scaled_re_0 = vyre_fmul(v_ifft_re_0, 0.25);
                         float v_ifft_scaled_im_0 = vyre_fmul(vyre_canon(-(v_ifft_im_0)), 0.25);
-                        vk_st_output(0u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_re_0) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_re_0));
-                        vk_st_output(1u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_im_0) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_im_0));
+                        vk_stn_output(0u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_re_0) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_re_0));
+                        vk_stn_output(1u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_im_0) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_im_0));
                         float v_ifft_re_1 = vk_ldn_product_freq(2u);
                         float v_ifft_im_1 = vk_ldn_product_freq(3u);
                         float v_ifft_scaled_re_1 = vyre_fmul(v_ifft_re_1, 0.25);
                         float v_ifft_scaled_im_1 = vyre_fmul(vyre_canon(-(v_ifft_im_1)), 0.25);
-                        vk_st_output(2u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_re_1) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_re_1));
-                        vk_st_output(3u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_im_1) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_im_1));
+                        vk_stn_output(2u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_re_1) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_re_1));
+                        vk_stn_output(3u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_im_1) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_im_1));
                         float v_ifft_re_2 = vk_ldn_product_freq(4u);
                         float v_ifft_im_2 = vk_ldn_product_freq(5u);
                         float v_ifft_scaled_re_2 = vyre_fmul(v_ifft_re_2, 0.25);
                         float v_ifft_scaled_im_2 = vyre_fmul(vyre_canon(-(v_ifft_im_2)), 0.25);
-                        vk_st_output(4u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_re_2) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_re_2));
-                        vk_st_output(5u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_im_2) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_im_2));
+                        vk_stn_output(4u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_re_2) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_re_2));
+                        vk_stn_output(5u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_im_2) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_im_2));
                         float v_ifft_re_3 = vk_ldn_product_freq(6u);
                         float v_ifft_im_3 = vk_ldn_product_freq(7u);
                         float v_ifft_scaled_re_3 = vyre_fmul(v_ifft_re_3, 0.25);
                         float v_ifft_scaled_im_3 = vyre_fmul(vyre_canon(-(v_ifft_im_3)), 0.25);
-                        vk_st_output(6u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_re_3) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_re_3));
-                        vk_st_output(7u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_im_3) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_im_3));
+                        vk_stn_output(6u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_re_3) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_re_3));
+                        vk_stn_output(7u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_ifft_scaled_im_3) & 0x7FFFFFFFu)) < 9.999999974752427e-07), 0.0, v_ifft_scaled_im_3));
                     }
                 }
             }

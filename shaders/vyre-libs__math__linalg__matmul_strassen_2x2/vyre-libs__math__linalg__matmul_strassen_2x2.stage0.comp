@@ -43,7 +43,7 @@ float vyre_sp_sub(float a, float b) { precise float r = a - b; vyre_sp_state = m
 
 float vk_ldn_a(uint vk_i) { float vk_x = b_a[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_b(uint vk_i) { float vk_x = b_b[vk_i]; return vyre_canon(vk_x); }
-void vk_st_c(uint vk_i, float vk_v) { if (vk_i < uint(b_c.length())) b_c[vk_i] = vyre_canon(vk_v); }
+void vk_stn_c(uint vk_i, float vk_v) { b_c[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -70,15 +70,15 @@ void main() {
                             vyre_sp_state = 0x7F800000u;
                             float vk_spv1 = vyre_sp_add(vyre_sp_sub(vyre_sp_add(v_m1, v_m4), v_m5), v_m7);
                             if (vyre_sp_state == 0u) { vk_spv1 = vyre_fadd(vyre_fsub(vyre_fadd(v_m1, v_m4), v_m5), v_m7); }  // a zero or subnormal: exactly
-                            vk_st_c(0u, vk_spv1);
+                            vk_stn_c(0u, vk_spv1);
                         }
-                        vk_st_c(1u, vyre_fadd(v_m3, v_m5));
-                        vk_st_c(2u, vyre_fadd(v_m2, v_m4));
+                        vk_stn_c(1u, vyre_fadd(v_m3, v_m5));
+                        vk_stn_c(2u, vyre_fadd(v_m2, v_m4));
                         {  // region vyre_vk.opt.speculate: the stored value in IEEE f32, checked
                             vyre_sp_state = 0x7F800000u;
                             float vk_spv2 = vyre_sp_add(vyre_sp_add(vyre_sp_sub(v_m1, v_m2), v_m3), v_m6);
                             if (vyre_sp_state == 0u) { vk_spv2 = vyre_fadd(vyre_fadd(vyre_fsub(v_m1, v_m2), v_m3), v_m6); }  // a zero or subnormal: exactly
-                            vk_st_c(3u, vk_spv2);
+                            vk_stn_c(3u, vk_spv2);
                         }
                     }
                 }

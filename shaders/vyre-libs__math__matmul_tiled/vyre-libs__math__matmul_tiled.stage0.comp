@@ -6,7 +6,7 @@ layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer vk_buf_a { uint b_a[]; };  // u32, ReadOnly
 layout(std430, set = 0, binding = 1) readonly buffer vk_buf_b { uint b_b[]; };  // u32, ReadOnly
-layout(std430, set = 0, binding = 2) coherent buffer vk_buf_out { uint b_out[]; };  // u32, ReadWrite
+layout(std430, set = 0, binding = 2) buffer vk_buf_out { uint b_out[]; };  // u32, ReadWrite
 shared uint b_matmul_a_tile[32];  // u32, workgroup
 shared uint b_matmul_b_tile[32];  // u32, workgroup
 
@@ -18,10 +18,10 @@ bool vyre_and(bool a, bool b) { return a && b; }
 
 uint vk_ldn_a(uint vk_i) { uint vk_x = b_a[vk_i]; return vk_x; }
 uint vk_ldn_b(uint vk_i) { uint vk_x = b_b[vk_i]; return vk_x; }
-uint vk_ld_matmul_a_tile(uint vk_i) { uint vk_n = 32u; uint vk_x = b_matmul_a_tile[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-void vk_st_matmul_a_tile(uint vk_i, uint vk_v) { if (vk_i < 32u) b_matmul_a_tile[vk_i] = vk_v; }
-uint vk_ld_matmul_b_tile(uint vk_i) { uint vk_n = 32u; uint vk_x = b_matmul_b_tile[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-void vk_st_matmul_b_tile(uint vk_i, uint vk_v) { if (vk_i < 32u) b_matmul_b_tile[vk_i] = vk_v; }
+uint vk_ldn_matmul_a_tile(uint vk_i) { uint vk_x = b_matmul_a_tile[vk_i]; return vk_x; }
+void vk_stn_matmul_a_tile(uint vk_i, uint vk_v) { b_matmul_a_tile[vk_i] = vk_v; }
+uint vk_ldn_matmul_b_tile(uint vk_i) { uint vk_x = b_matmul_b_tile[vk_i]; return vk_x; }
+void vk_stn_matmul_b_tile(uint vk_i, uint vk_v) { b_matmul_b_tile[vk_i] = vk_v; }
 void vk_st_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vk_v; }
 
 void main() {
@@ -51,9 +51,9 @@ void main() {
                         uint v_a_local_k = vyre_mod_u32(v_a_linear, 2u);
                         uint v_a_row = (v_tile_row_base + v_a_local_row);
                         uint v_a_k = (v_k_base + v_a_local_k);
-                        vk_st_matmul_a_tile(v_a_linear, 0u);
+                        vk_stn_matmul_a_tile(v_a_linear, 0u);
                         if (vyre_and(vyre_truthy((v_a_row < 2u)), vyre_truthy((v_a_k < 2u)))) {
-                            vk_st_matmul_a_tile(v_a_linear, vk_ldn_a(((v_a_row * 2u) + v_a_k)));
+                            vk_stn_matmul_a_tile(v_a_linear, vk_ldn_a(((v_a_row * 2u) + v_a_k)));
                         }
                     }
                     uint v_b_linear = v_cse_0;
@@ -62,21 +62,21 @@ void main() {
                         uint v_b_local_col = vyre_mod_u32(v_b_linear, 16u);
                         uint v_b_k = (v_k_base + v_b_local_k);
                         uint v_b_col = (v_tile_col_base + v_b_local_col);
-                        vk_st_matmul_b_tile(v_b_linear, 0u);
+                        vk_stn_matmul_b_tile(v_b_linear, 0u);
                         if (vyre_and(vyre_truthy((v_b_k < 2u)), vyre_truthy((v_b_col < 2u)))) {
-                            vk_st_matmul_b_tile(v_b_linear, vk_ldn_b(((v_b_k * 2u) + v_b_col)));
+                            vk_stn_matmul_b_tile(v_b_linear, vk_ldn_b(((v_b_k * 2u) + v_b_col)));
                         }
                     }
                 }
-                memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+                memoryBarrierShared(); barrier();
                 bool v_licm_0 = v_licm_2;
                 uint v_licm_1 = v_licm_3;
                 for (uint v_tile_k = 0u, vk_end3 = 2u; v_tile_k < vk_end3; v_tile_k++) {
                     if (v_licm_0) {
-                        v_acc = (v_acc + (vk_ld_matmul_a_tile((v_licm_1 + v_tile_k)) * vk_ld_matmul_b_tile(((v_tile_k * 16u) + v_local_col))));
+                        v_acc = (v_acc + (vk_ldn_matmul_a_tile((v_licm_1 + v_tile_k)) * vk_ldn_matmul_b_tile(((v_tile_k * 16u) + v_local_col))));
                     }
                 }
-                memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+                memoryBarrierShared(); barrier();
             }
             bool v_cse_1 = vyre_and(vyre_truthy((v_row < 2u)), vyre_truthy((v_col < 2u)));
             if (v_cse_1) {

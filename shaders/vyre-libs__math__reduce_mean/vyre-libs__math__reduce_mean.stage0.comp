@@ -27,7 +27,7 @@ uint vyre_sp_state;  // the smallest exponent field a speculative chain produced
 float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = min(vyre_sp_state, floatBitsToUint(r) & 0x7F800000u); return r; }
 
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
-void vk_st_mean_scratch(uint vk_i, float vk_v) { if (vk_i < uint(b_mean_scratch.length())) b_mean_scratch[vk_i] = vyre_canon(vk_v); }
+void vk_stn_mean_scratch(uint vk_i, float vk_v) { b_mean_scratch[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -66,7 +66,7 @@ void main() {
                             v_local_sum = vyre_canon(v_local_sum);
                         }
                     }
-                    vk_st_mean_scratch(v_local, v_local_sum);
+                    vk_stn_mean_scratch(v_local, v_local_sum);
                 }
             }
         }

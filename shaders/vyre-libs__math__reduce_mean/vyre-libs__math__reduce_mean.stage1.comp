@@ -5,7 +5,7 @@
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 
 layout(std430, set = 0, binding = 0) coherent buffer vk_buf_mean_scratch { float b_mean_scratch[]; };  // f32, ReadWrite
-layout(std430, set = 0, binding = 1) coherent buffer vk_buf_output { float b_output[]; };  // f32, ReadWrite
+layout(std430, set = 0, binding = 1) buffer vk_buf_output { float b_output[]; };  // f32, ReadWrite
 
 float vyre_canon(float x) {
     uint b = floatBitsToUint(x);
@@ -59,8 +59,8 @@ float vyre_fdiv(float a, float b) {
 }
 
 float vk_ldn_mean_scratch(uint vk_i) { float vk_x = b_mean_scratch[vk_i]; return vyre_canon(vk_x); }
-void vk_st_mean_scratch(uint vk_i, float vk_v) { if (vk_i < uint(b_mean_scratch.length())) b_mean_scratch[vk_i] = vyre_canon(vk_v); }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stn_mean_scratch(uint vk_i, float vk_v) { b_mean_scratch[vk_i] = vyre_canon(vk_v); }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::math::reduce_mean
@@ -72,56 +72,56 @@ void main() {
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 128u)))) {
                         uint v_cse_1 = (v_local + 128u);
                         {  // if: always true (value ranges)
-                            vk_st_mean_scratch(v_local, vyre_fadd(vk_ldn_mean_scratch(v_local), vk_ldn_mean_scratch(v_cse_1)));
+                            vk_stn_mean_scratch(v_local, vyre_fadd(vk_ldn_mean_scratch(v_local), vk_ldn_mean_scratch(v_cse_1)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 64u)))) {
                         uint v_cse_2 = (v_local + 64u);
                         {  // if: always true (value ranges)
-                            vk_st_mean_scratch(v_local, vyre_fadd(vk_ldn_mean_scratch(v_local), vk_ldn_mean_scratch(v_cse_2)));
+                            vk_stn_mean_scratch(v_local, vyre_fadd(vk_ldn_mean_scratch(v_local), vk_ldn_mean_scratch(v_cse_2)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 32u)))) {
                         uint v_cse_3 = (v_local + 32u);
                         {  // if: always true (value ranges)
-                            vk_st_mean_scratch(v_local, vyre_fadd(vk_ldn_mean_scratch(v_local), vk_ldn_mean_scratch(v_cse_3)));
+                            vk_stn_mean_scratch(v_local, vyre_fadd(vk_ldn_mean_scratch(v_local), vk_ldn_mean_scratch(v_cse_3)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 16u)))) {
                         uint v_cse_4 = (v_local + 16u);
                         {  // if: always true (value ranges)
-                            vk_st_mean_scratch(v_local, vyre_fadd(vk_ldn_mean_scratch(v_local), vk_ldn_mean_scratch(v_cse_4)));
+                            vk_stn_mean_scratch(v_local, vyre_fadd(vk_ldn_mean_scratch(v_local), vk_ldn_mean_scratch(v_cse_4)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 8u)))) {
                         uint v_cse_5 = (v_local + 8u);
                         {  // if: always true (value ranges)
-                            vk_st_mean_scratch(v_local, vyre_fadd(vk_ldn_mean_scratch(v_local), vk_ldn_mean_scratch(v_cse_5)));
+                            vk_stn_mean_scratch(v_local, vyre_fadd(vk_ldn_mean_scratch(v_local), vk_ldn_mean_scratch(v_cse_5)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 4u)))) {
                         uint v_cse_6 = (v_local + 4u);
                         {  // if: always true (value ranges)
-                            vk_st_mean_scratch(v_local, vyre_fadd(vk_ldn_mean_scratch(v_local), vk_ldn_mean_scratch(v_cse_6)));
+                            vk_stn_mean_scratch(v_local, vyre_fadd(vk_ldn_mean_scratch(v_local), vk_ldn_mean_scratch(v_cse_6)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 2u)))) {
                         uint v_cse_7 = (v_local + 2u);
                         {  // if: always true (value ranges)
-                            vk_st_mean_scratch(v_local, vyre_fadd(vk_ldn_mean_scratch(v_local), vk_ldn_mean_scratch(v_cse_7)));
+                            vk_stn_mean_scratch(v_local, vyre_fadd(vk_ldn_mean_scratch(v_local), vk_ldn_mean_scratch(v_cse_7)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 1u)))) {
                         uint v_cse_8 = (v_local + 1u);
                         {  // if: always true (value ranges)
-                            vk_st_mean_scratch(v_local, vyre_fadd(vk_ldn_mean_scratch(v_local), vk_ldn_mean_scratch(v_cse_8)));
+                            vk_stn_mean_scratch(v_local, vyre_fadd(vk_ldn_mean_scratch(v_local), vk_ldn_mean_scratch(v_cse_8)));
                         }
                     }
                 }
@@ -132,7 +132,7 @@ void main() {
             {  // region vyre-libs::math::reduce_mean
                 uint v_local = gl_LocalInvocationID.x;
                 if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((v_local == 0u)))) {
-                    vk_st_output(0u, vyre_fdiv(vk_ldn_mean_scratch(0u), 4.0));
+                    vk_stn_output(0u, vyre_fdiv(vk_ldn_mean_scratch(0u), 4.0));
                 }
             }
         }

@@ -78,9 +78,9 @@ float vyre_sp_sub(float a, float b) { precise float r = a - b; vyre_sp_state = m
 float vyre_sp_mul(float a, float b) { precise float r = a * b; vyre_sp_state = min(vyre_sp_state, floatBitsToUint(r) & 0x7F800000u); return r; }
 
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
-void vk_st_var_n_scratch(uint vk_i, uint vk_v) { if (vk_i < uint(b_var_n_scratch.length())) b_var_n_scratch[vk_i] = vk_v; }
-void vk_st_var_m1_scratch(uint vk_i, float vk_v) { if (vk_i < uint(b_var_m1_scratch.length())) b_var_m1_scratch[vk_i] = vyre_canon(vk_v); }
-void vk_st_var_m2_scratch(uint vk_i, float vk_v) { if (vk_i < uint(b_var_m2_scratch.length())) b_var_m2_scratch[vk_i] = vyre_canon(vk_v); }
+void vk_stn_var_n_scratch(uint vk_i, uint vk_v) { b_var_n_scratch[vk_i] = vk_v; }
+void vk_stn_var_m1_scratch(uint vk_i, float vk_v) { b_var_m1_scratch[vk_i] = vyre_canon(vk_v); }
+void vk_stn_var_m2_scratch(uint vk_i, float vk_v) { b_var_m2_scratch[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -147,9 +147,9 @@ void main() {
                             v_M2_i = vyre_canon(v_M2_i);
                         }
                     }
-                    vk_st_var_n_scratch(v_local, v_n_i);
-                    vk_st_var_m1_scratch(v_local, v_M1_i);
-                    vk_st_var_m2_scratch(v_local, v_M2_i);
+                    vk_stn_var_n_scratch(v_local, v_n_i);
+                    vk_stn_var_m1_scratch(v_local, v_M1_i);
+                    vk_stn_var_m2_scratch(v_local, v_M2_i);
                 }
             }
         }

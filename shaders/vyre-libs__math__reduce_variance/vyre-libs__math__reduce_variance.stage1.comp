@@ -7,7 +7,7 @@ layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 layout(std430, set = 0, binding = 0) coherent buffer vk_buf_var_n_scratch { uint b_var_n_scratch[]; };  // u32, ReadWrite
 layout(std430, set = 0, binding = 1) coherent buffer vk_buf_var_m1_scratch { float b_var_m1_scratch[]; };  // f32, ReadWrite
 layout(std430, set = 0, binding = 2) coherent buffer vk_buf_var_m2_scratch { float b_var_m2_scratch[]; };  // f32, ReadWrite
-layout(std430, set = 0, binding = 3) coherent buffer vk_buf_output { float b_output[]; };  // f32, ReadWrite
+layout(std430, set = 0, binding = 3) buffer vk_buf_output { float b_output[]; };  // f32, ReadWrite
 
 float vyre_canon(float x) {
     uint b = floatBitsToUint(x);
@@ -79,12 +79,12 @@ float vyre_fdiv(float a, float b) {
 }
 
 uint vk_ldn_var_n_scratch(uint vk_i) { uint vk_x = b_var_n_scratch[vk_i]; return vk_x; }
-void vk_st_var_n_scratch(uint vk_i, uint vk_v) { if (vk_i < uint(b_var_n_scratch.length())) b_var_n_scratch[vk_i] = vk_v; }
+void vk_stn_var_n_scratch(uint vk_i, uint vk_v) { b_var_n_scratch[vk_i] = vk_v; }
 float vk_ldn_var_m1_scratch(uint vk_i) { float vk_x = b_var_m1_scratch[vk_i]; return vyre_canon(vk_x); }
-void vk_st_var_m1_scratch(uint vk_i, float vk_v) { if (vk_i < uint(b_var_m1_scratch.length())) b_var_m1_scratch[vk_i] = vyre_canon(vk_v); }
+void vk_stn_var_m1_scratch(uint vk_i, float vk_v) { b_var_m1_scratch[vk_i] = vyre_canon(vk_v); }
 float vk_ldn_var_m2_scratch(uint vk_i) { float vk_x = b_var_m2_scratch[vk_i]; return vyre_canon(vk_x); }
-void vk_st_var_m2_scratch(uint vk_i, float vk_v) { if (vk_i < uint(b_var_m2_scratch.length())) b_var_m2_scratch[vk_i] = vyre_canon(vk_v); }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stn_var_m2_scratch(uint vk_i, float vk_v) { b_var_m2_scratch[vk_i] = vyre_canon(vk_v); }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::math::reduce_variance
@@ -109,9 +109,9 @@ void main() {
                         float v_combined_M1 = vyre_select(v_cse_1, 0.0, vyre_fdiv(vyre_fadd(vyre_fmul(v_n_a_f, v_M1_a), vyre_fmul(v_n_b_f, v_M1_b)), v_combined_n_f));
                         float v_term = vyre_fmul(vyre_fmul(v_delta, v_delta), vyre_select(v_cse_1, 0.0, vyre_fdiv(vyre_fmul(v_n_a_f, v_n_b_f), v_combined_n_f)));
                         float v_combined_M2 = vyre_fadd(vyre_fadd(v_M2_a, v_M2_b), v_term);
-                        vk_st_var_n_scratch(v_local, v_combined_n);
-                        vk_st_var_m1_scratch(v_local, v_combined_M1);
-                        vk_st_var_m2_scratch(v_local, v_combined_M2);
+                        vk_stn_var_n_scratch(v_local, v_combined_n);
+                        vk_stn_var_m1_scratch(v_local, v_combined_M1);
+                        vk_stn_var_m2_scratch(v_local, v_combined_M2);
                     }
                 }
             }
@@ -138,9 +138,9 @@ void main() {
                         float v_combined_M1 = vyre_select(v_cse_3, 0.0, vyre_fdiv(vyre_fadd(vyre_fmul(v_n_a_f, v_M1_a), vyre_fmul(v_n_b_f, v_M1_b)), v_combined_n_f));
                         float v_term = vyre_fmul(vyre_fmul(v_delta, v_delta), vyre_select(v_cse_3, 0.0, vyre_fdiv(vyre_fmul(v_n_a_f, v_n_b_f), v_combined_n_f)));
                         float v_combined_M2 = vyre_fadd(vyre_fadd(v_M2_a, v_M2_b), v_term);
-                        vk_st_var_n_scratch(v_local, v_combined_n);
-                        vk_st_var_m1_scratch(v_local, v_combined_M1);
-                        vk_st_var_m2_scratch(v_local, v_combined_M2);
+                        vk_stn_var_n_scratch(v_local, v_combined_n);
+                        vk_stn_var_m1_scratch(v_local, v_combined_M1);
+                        vk_stn_var_m2_scratch(v_local, v_combined_M2);
                     }
                 }
             }
@@ -167,9 +167,9 @@ void main() {
                         float v_combined_M1 = vyre_select(v_cse_5, 0.0, vyre_fdiv(vyre_fadd(vyre_fmul(v_n_a_f, v_M1_a), vyre_fmul(v_n_b_f, v_M1_b)), v_combined_n_f));
                         float v_term = vyre_fmul(vyre_fmul(v_delta, v_delta), vyre_select(v_cse_5, 0.0, vyre_fdiv(vyre_fmul(v_n_a_f, v_n_b_f), v_combined_n_f)));
                         float v_combined_M2 = vyre_fadd(vyre_fadd(v_M2_a, v_M2_b), v_term);
-                        vk_st_var_n_scratch(v_local, v_combined_n);
-                        vk_st_var_m1_scratch(v_local, v_combined_M1);
-                        vk_st_var_m2_scratch(v_local, v_combined_M2);
+                        vk_stn_var_n_scratch(v_local, v_combined_n);
+                        vk_stn_var_m1_scratch(v_local, v_combined_M1);
+                        vk_stn_var_m2_scratch(v_local, v_combined_M2);
                     }
                 }
             }
@@ -196,9 +196,9 @@ void main() {
                         float v_combined_M1 = vyre_select(v_cse_7, 0.0, vyre_fdiv(vyre_fadd(vyre_fmul(v_n_a_f, v_M1_a), vyre_fmul(v_n_b_f, v_M1_b)), v_combined_n_f));
                         float v_term = vyre_fmul(vyre_fmul(v_delta, v_delta), vyre_select(v_cse_7, 0.0, vyre_fdiv(vyre_fmul(v_n_a_f, v_n_b_f), v_combined_n_f)));
                         float v_combined_M2 = vyre_fadd(vyre_fadd(v_M2_a, v_M2_b), v_term);
-                        vk_st_var_n_scratch(v_local, v_combined_n);
-                        vk_st_var_m1_scratch(v_local, v_combined_M1);
-                        vk_st_var_m2_scratch(v_local, v_combined_M2);
+                        vk_stn_var_n_scratch(v_local, v_combined_n);
+                        vk_stn_var_m1_scratch(v_local, v_combined_M1);
+                        vk_stn_var_m2_scratch(v_local, v_combined_M2);
                     }
                 }
             }
@@ -225,9 +225,9 @@ void main() {
                         float v_combined_M1 = vyre_select(v_cse_9, 0.0, vyre_fdiv(vyre_fadd(vyre_fmul(v_n_a_f, v_M1_a), vyre_fmul(v_n_b_f, v_M1_b)), v_combined_n_f));
                         float v_term = vyre_fmul(vyre_fmul(v_delta, v_delta), vyre_select(v_cse_9, 0.0, vyre_fdiv(vyre_fmul(v_n_a_f, v_n_b_f), v_combined_n_f)));
                         float v_combined_M2 = vyre_fadd(vyre_fadd(v_M2_a, v_M2_b), v_term);
-                        vk_st_var_n_scratch(v_local, v_combined_n);
-                        vk_st_var_m1_scratch(v_local, v_combined_M1);
-                        vk_st_var_m2_scratch(v_local, v_combined_M2);
+                        vk_stn_var_n_scratch(v_local, v_combined_n);
+                        vk_stn_var_m1_scratch(v_local, v_combined_M1);
+                        vk_stn_var_m2_scratch(v_local, v_combined_M2);
                     }
                 }
             }
@@ -254,9 +254,9 @@ void main() {
                         float v_combined_M1 = vyre_select(v_cse_11, 0.0, vyre_fdiv(vyre_fadd(vyre_fmul(v_n_a_f, v_M1_a), vyre_fmul(v_n_b_f, v_M1_b)), v_combined_n_f));
                         float v_term = vyre_fmul(vyre_fmul(v_delta, v_delta), vyre_select(v_cse_11, 0.0, vyre_fdiv(vyre_fmul(v_n_a_f, v_n_b_f), v_combined_n_f)));
                         float v_combined_M2 = vyre_fadd(vyre_fadd(v_M2_a, v_M2_b), v_term);
-                        vk_st_var_n_scratch(v_local, v_combined_n);
-                        vk_st_var_m1_scratch(v_local, v_combined_M1);
-                        vk_st_var_m2_scratch(v_local, v_combined_M2);
+                        vk_stn_var_n_scratch(v_local, v_combined_n);
+                        vk_stn_var_m1_scratch(v_local, v_combined_M1);
+                        vk_stn_var_m2_scratch(v_local, v_combined_M2);
                     }
                 }
             }
@@ -283,9 +283,9 @@ void main() {
                         float v_combined_M1 = vyre_select(v_cse_13, 0.0, vyre_fdiv(vyre_fadd(vyre_fmul(v_n_a_f, v_M1_a), vyre_fmul(v_n_b_f, v_M1_b)), v_combined_n_f));
                         float v_term = vyre_fmul(vyre_fmul(v_delta, v_delta), vyre_select(v_cse_13, 0.0, vyre_fdiv(vyre_fmul(v_n_a_f, v_n_b_f), v_combined_n_f)));
                         float v_combined_M2 = vyre_fadd(vyre_fadd(v_M2_a, v_M2_b), v_term);
-                        vk_st_var_n_scratch(v_local, v_combined_n);
-                        vk_st_var_m1_scratch(v_local, v_combined_M1);
-                        vk_st_var_m2_scratch(v_local, v_combined_M2);
+                        vk_stn_var_n_scratch(v_local, v_combined_n);
+                        vk_stn_var_m1_scratch(v_local, v_combined_M1);
+                        vk_stn_var_m2_scratch(v_local, v_combined_M2);
                     }
                 }
             }
@@ -312,9 +312,9 @@ void main() {
                         float v_combined_M1 = vyre_select(v_cse_15, 0.0, vyre_fdiv(vyre_fadd(vyre_fmul(v_n_a_f, v_M1_a), vyre_fmul(v_n_b_f, v_M1_b)), v_combined_n_f));
                         float v_term = vyre_fmul(vyre_fmul(v_delta, v_delta), vyre_select(v_cse_15, 0.0, vyre_fdiv(vyre_fmul(v_n_a_f, v_n_b_f), v_combined_n_f)));
                         float v_combined_M2 = vyre_fadd(vyre_fadd(v_M2_a, v_M2_b), v_term);
-                        vk_st_var_n_scratch(v_local, v_combined_n);
-                        vk_st_var_m1_scratch(v_local, v_combined_M1);
-                        vk_st_var_m2_scratch(v_local, v_combined_M2);
+                        vk_stn_var_n_scratch(v_local, v_combined_n);
+                        vk_stn_var_m1_scratch(v_local, v_combined_M1);
+                        vk_stn_var_m2_scratch(v_local, v_combined_M2);
                     }
                 }
             }
@@ -324,7 +324,7 @@ void main() {
             {  // region vyre-libs::math::reduce_variance
                 uint v_local = gl_LocalInvocationID.x;
                 if (vyre_and(vyre_truthy((gl_WorkGroupID.x == 0u)), vyre_truthy((v_local == 0u)))) {
-                    vk_st_output(0u, vyre_fdiv(vk_ldn_var_m2_scratch(0u), float(vk_ldn_var_n_scratch(0u))));
+                    vk_stn_output(0u, vyre_fdiv(vk_ldn_var_m2_scratch(0u), float(vk_ldn_var_n_scratch(0u))));
                 }
             }
         }

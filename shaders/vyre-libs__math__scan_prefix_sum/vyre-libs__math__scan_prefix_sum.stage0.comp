@@ -5,7 +5,7 @@
 layout(local_size_x = 4, local_size_y = 1, local_size_z = 1) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer vk_buf_input { uint b_input[]; };  // u32, ReadOnly
-layout(std430, set = 0, binding = 1) coherent buffer vk_buf_output { uint b_output[]; };  // u32, ReadWrite
+layout(std430, set = 0, binding = 1) buffer vk_buf_output { uint b_output[]; };  // u32, ReadWrite
 shared uint b_Z_Z_output_scan_a[4];  // u32, workgroup
 shared uint b_Z_Z_output_scan_b[4];  // u32, workgroup
 
@@ -26,21 +26,21 @@ void main() {
         if (v_cse_0) {
             vk_st_Z_Z_output_scan_a(gl_GlobalInvocationID.x, vk_ld_input(gl_GlobalInvocationID.x));
         }
-        memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+        memoryBarrierShared(); barrier();
         vk_st_Z_Z_output_scan_b(gl_GlobalInvocationID.x, vk_ld_Z_Z_output_scan_a(gl_GlobalInvocationID.x));
         if (0u < gl_GlobalInvocationID.x) {
             vk_st_Z_Z_output_scan_b(gl_GlobalInvocationID.x, (vk_ld_Z_Z_output_scan_a(gl_GlobalInvocationID.x) + vk_ld_Z_Z_output_scan_a((gl_GlobalInvocationID.x + 4294967295u))));
         }
-        memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+        memoryBarrierShared(); barrier();
         vk_st_Z_Z_output_scan_a(gl_GlobalInvocationID.x, vk_ld_Z_Z_output_scan_b(gl_GlobalInvocationID.x));
-        memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+        memoryBarrierShared(); barrier();
         vk_st_Z_Z_output_scan_b(gl_GlobalInvocationID.x, vk_ld_Z_Z_output_scan_a(gl_GlobalInvocationID.x));
         if (1u < gl_GlobalInvocationID.x) {
             vk_st_Z_Z_output_scan_b(gl_GlobalInvocationID.x, (vk_ld_Z_Z_output_scan_a(gl_GlobalInvocationID.x) + vk_ld_Z_Z_output_scan_a((gl_GlobalInvocationID.x + 4294967294u))));
         }
-        memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+        memoryBarrierShared(); barrier();
         vk_st_Z_Z_output_scan_a(gl_GlobalInvocationID.x, vk_ld_Z_Z_output_scan_b(gl_GlobalInvocationID.x));
-        memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+        memoryBarrierShared(); barrier();
         if (v_cse_0) {
             vk_st_output(gl_GlobalInvocationID.x, vk_ld_Z_Z_output_scan_a(gl_GlobalInvocationID.x));
         }

@@ -26,7 +26,7 @@ float vyre_fmul(float a, float b) {
 }
 
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -113,7 +113,7 @@ void main() {
                                 uint v_i = v_co_g2;
                                 if (v_i < 4u) {
                                     float v_cse_0 = vk_ldn_input(v_i);
-                                    vk_st_output(v_i, vyre_fmul(v_cse_0, v_cse_0));
+                                    vk_stn_output(v_i, vyre_fmul(v_cse_0, v_cse_0));
                                 }
                             }
                         }

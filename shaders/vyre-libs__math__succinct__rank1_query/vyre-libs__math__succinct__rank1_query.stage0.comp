@@ -30,7 +30,7 @@ uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 uint vk_ld_bits(uint vk_i) { uint vk_n = uint(b_bits.length()); uint vk_x = b_bits[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ld_superblocks(uint vk_i) { uint vk_n = uint(b_superblocks.length()); uint vk_x = b_superblocks[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ldn_queries(uint vk_i) { uint vk_x = b_queries[vk_i]; return vk_x; }
-void vk_st_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vk_v; }
+void vk_stn_out(uint vk_i, uint vk_v) { b_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -52,7 +52,7 @@ void main() {
                     uint v_bit_offset = vyre_mod_u32(v_bit_index, 32u);
                     uint v_partial_mask = vyre_select((v_bit_offset == 0u), 0u, ((1u << (v_bit_offset & 31u)) - 1u));
                     v_rank_acc = (v_rank_acc + uint(bitCount((vk_ld_bits(v_word_index) & v_partial_mask))));
-                    vk_st_out(gl_GlobalInvocationID.x, v_rank_acc);
+                    vk_stn_out(gl_GlobalInvocationID.x, v_rank_acc);
                 }
             }
         }

@@ -14,7 +14,7 @@ bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
 uint vk_ldn_bits(uint vk_i) { uint vk_x = b_bits[vk_i]; return vk_x; }
-void vk_st_superblocks(uint vk_i, uint vk_v) { if (vk_i < uint(b_superblocks.length())) b_superblocks[vk_i] = vk_v; }
+void vk_stn_superblocks(uint vk_i, uint vk_v) { b_superblocks[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -22,15 +22,15 @@ void main() {
             {  // region vyre-libs::math::succinct::rank1_superblocks
                 {  // region vyre-primitives::graph::path_reconstruct
                     if (gl_GlobalInvocationID.x == 0u) {
-                        vk_st_superblocks(0u, 0u);
+                        vk_stn_superblocks(0u, 0u);
                         uint v_rank_acc = 0u;
                         for (uint v_rank_word = 0u, vk_end1 = 4u; v_rank_word < vk_end1; v_rank_word++) {
                             if (vyre_and(vyre_truthy((v_rank_word > 0u)), vyre_truthy((vyre_mod_u32(v_rank_word, 2u) == 0u)))) {
-                                vk_st_superblocks(vyre_div_u32(v_rank_word, 2u), v_rank_acc);
+                                vk_stn_superblocks(vyre_div_u32(v_rank_word, 2u), v_rank_acc);
                             }
                             v_rank_acc = (v_rank_acc + uint(bitCount(vk_ldn_bits(v_rank_word))));
                         }
-                        vk_st_superblocks(2u, v_rank_acc);
+                        vk_stn_superblocks(2u, v_rank_acc);
                     }
                 }
             }

@@ -23,7 +23,7 @@ uint vyre_ctz(uint x) { return x == 0u ? 32u : uint(findLSB(x)); }
 
 uint vk_ldn_bits(uint vk_i) { uint vk_x = b_bits[vk_i]; return vk_x; }
 uint vk_ldn_queries(uint vk_i) { uint vk_x = b_queries[vk_i]; return vk_x; }
-void vk_st_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vk_v; }
+void vk_stn_out(uint vk_i, uint vk_v) { b_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -61,7 +61,7 @@ void main() {
                             vk_trap_at(3u, v_select_k);
                             return;
                         }
-                        vk_st_out(gl_GlobalInvocationID.x, v_select_result);
+                        vk_stn_out(gl_GlobalInvocationID.x, v_select_result);
                     }
                 }
             }

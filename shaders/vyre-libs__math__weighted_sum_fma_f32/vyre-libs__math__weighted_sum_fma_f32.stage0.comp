@@ -62,7 +62,7 @@ float vyre_fma(float a, float b, float c) {
 
 float vk_ldn_weights(uint vk_i) { float vk_x = b_weights[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_values(uint vk_i) { float vk_x = b_values[vk_i]; return vyre_canon(vk_x); }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -72,7 +72,7 @@ void main() {
                 for (uint v_i = 0u, vk_end1 = 4u; v_i < vk_end1; v_i++) {
                     v_acc = vyre_fma(vk_ldn_weights(v_i), vk_ldn_values(v_i), v_acc);
                 }
-                vk_st_output(0u, v_acc);
+                vk_stn_output(0u, v_acc);
             }
         }
     }

@@ -10,7 +10,7 @@ layout(std430, set = 0, binding = 1) buffer vk_buf_out { uint b_out[]; };  // u3
 layout(std430, set = 0, binding = 1) buffer vk_buf4_out { uvec4 vk_v4_out[]; };  // b_out as 4-word vectors
 
 uint vk_ldn_a(uint vk_i) { uint vk_x = b_a[vk_i]; return vk_x; }
-void vk_st_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vk_v; }
+void vk_stn_out(uint vk_i, uint vk_v) { b_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -92,7 +92,7 @@ void main() {
                             {  // region vyre-libs::math::wrapping_neg
                                 uint v_idx = v_co_g2;
                                 if (v_idx < 4u) {
-                                    vk_st_out(v_idx, (0u - vk_ldn_a(v_idx)));
+                                    vk_stn_out(v_idx, (0u - vk_ldn_a(v_idx)));
                                 }
                             }
                         }

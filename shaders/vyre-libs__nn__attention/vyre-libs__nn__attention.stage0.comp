@@ -158,7 +158,7 @@ float vyre_fdiv(float a, float b) {
 float vk_ldn_q(uint vk_i) { float vk_x = b_q[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_k(uint vk_i) { float vk_x = b_k[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_v(uint vk_i) { float vk_x = b_v[vk_i]; return vyre_canon(vk_x); }
-void vk_st_out(uint vk_i, float vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vyre_canon(vk_v); }
+void vk_stn_out(uint vk_i, float vk_v) { b_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -181,13 +181,13 @@ void main() {
                     float v_cse_6 = vyre_fadd(vyre_fadd(0.0, v_direct_exp_0_0), v_direct_exp_0_1);
                     float v_direct_denom_0 = vyre_select(vyre_isnan(v_cse_6), v_cse_6, vyre_select(vyre_and(vyre_truthy(vyre_isfinite(v_cse_6)), vyre_truthy((v_cse_6 > 1.1754943508222875e-38))), v_cse_6, 1.1754943508222875e-38));
                     float v_cse_7 = vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(v_direct_exp_0_0, v_direct_denom_0), vk_ldn_v(0u))), vyre_fmul(vyre_fdiv(v_direct_exp_0_1, v_direct_denom_0), vk_ldn_v(4u)));
-                    vk_st_out(0u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_cse_7) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_cse_7));
+                    vk_stn_out(0u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_cse_7) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_cse_7));
                     float v_cse_8 = vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(v_direct_exp_0_0, v_direct_denom_0), vk_ldn_v(1u))), vyre_fmul(vyre_fdiv(v_direct_exp_0_1, v_direct_denom_0), vk_ldn_v(5u)));
-                    vk_st_out(1u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_cse_8) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_cse_8));
+                    vk_stn_out(1u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_cse_8) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_cse_8));
                     float v_cse_9 = vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(v_direct_exp_0_0, v_direct_denom_0), vk_ldn_v(2u))), vyre_fmul(vyre_fdiv(v_direct_exp_0_1, v_direct_denom_0), vk_ldn_v(6u)));
-                    vk_st_out(2u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_cse_9) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_cse_9));
+                    vk_stn_out(2u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_cse_9) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_cse_9));
                     float v_cse_10 = vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(v_direct_exp_0_0, v_direct_denom_0), vk_ldn_v(3u))), vyre_fmul(vyre_fdiv(v_direct_exp_0_1, v_direct_denom_0), vk_ldn_v(7u)));
-                    vk_st_out(3u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_cse_10) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_cse_10));
+                    vk_stn_out(3u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_cse_10) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_cse_10));
                     float v_cse_11 = vyre_fmul(vyre_fadd(vyre_fadd(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vk_ldn_q(4u), vk_ldn_k(0u))), vyre_fmul(vk_ldn_q(5u), vk_ldn_k(1u))), vyre_fmul(vk_ldn_q(6u), vk_ldn_k(2u))), vyre_fmul(vk_ldn_q(7u), vk_ldn_k(3u))), 0.5);
                     float v_direct_score_1_0 = vyre_select(vyre_isnan(v_cse_11), v_cse_11, vyre_select(vyre_isfinite(v_cse_11), v_cse_11, (-80.0)));
                     float v_cse_12 = vyre_fmul(vyre_fadd(vyre_fadd(vyre_fadd(vyre_fadd(0.0, vyre_fmul(vk_ldn_q(4u), vk_ldn_k(4u))), vyre_fmul(vk_ldn_q(5u), vk_ldn_k(5u))), vyre_fmul(vk_ldn_q(6u), vk_ldn_k(6u))), vyre_fmul(vk_ldn_q(7u), vk_ldn_k(7u))), 0.5);
@@ -204,13 +204,13 @@ void main() {
                     float v_cse_17 = vyre_fadd(vyre_fadd(0.0, v_direct_exp_1_0), v_direct_exp_1_1);
                     float v_direct_denom_1 = vyre_select(vyre_isnan(v_cse_17), v_cse_17, vyre_select(vyre_and(vyre_truthy(vyre_isfinite(v_cse_17)), vyre_truthy((v_cse_17 > 1.1754943508222875e-38))), v_cse_17, 1.1754943508222875e-38));
                     float v_cse_18 = vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(v_direct_exp_1_0, v_direct_denom_1), vk_ldn_v(0u))), vyre_fmul(vyre_fdiv(v_direct_exp_1_1, v_direct_denom_1), vk_ldn_v(4u)));
-                    vk_st_out(4u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_cse_18) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_cse_18));
+                    vk_stn_out(4u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_cse_18) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_cse_18));
                     float v_cse_19 = vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(v_direct_exp_1_0, v_direct_denom_1), vk_ldn_v(1u))), vyre_fmul(vyre_fdiv(v_direct_exp_1_1, v_direct_denom_1), vk_ldn_v(5u)));
-                    vk_st_out(5u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_cse_19) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_cse_19));
+                    vk_stn_out(5u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_cse_19) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_cse_19));
                     float v_cse_20 = vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(v_direct_exp_1_0, v_direct_denom_1), vk_ldn_v(2u))), vyre_fmul(vyre_fdiv(v_direct_exp_1_1, v_direct_denom_1), vk_ldn_v(6u)));
-                    vk_st_out(6u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_cse_20) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_cse_20));
+                    vk_stn_out(6u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_cse_20) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_cse_20));
                     float v_cse_21 = vyre_fadd(vyre_fadd(0.0, vyre_fmul(vyre_fdiv(v_direct_exp_1_0, v_direct_denom_1), vk_ldn_v(3u))), vyre_fmul(vyre_fdiv(v_direct_exp_1_1, v_direct_denom_1), vk_ldn_v(7u)));
-                    vk_st_out(7u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_cse_21) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_cse_21));
+                    vk_stn_out(7u, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_cse_21) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_cse_21));
                 }
             }
         }

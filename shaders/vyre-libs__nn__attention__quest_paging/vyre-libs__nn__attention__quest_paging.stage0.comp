@@ -40,8 +40,8 @@ bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
 float vk_ldn_q(uint vk_i) { float vk_x = b_q[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_meta(uint vk_i) { float vk_x = b_meta[vk_i]; return vyre_canon(vk_x); }
-void vk_st_scores(uint vk_i, float vk_v) { if (vk_i < uint(b_scores.length())) b_scores[vk_i] = vyre_canon(vk_v); }
-void vk_st_io(uint vk_i, uint vk_v) { if (vk_i < uint(b_io.length())) b_io[vk_i] = vk_v; }
+void vk_stn_scores(uint vk_i, float vk_v) { b_scores[vk_i] = vyre_canon(vk_v); }
+void vk_stn_io(uint vk_i, uint vk_v) { b_io[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -77,14 +77,14 @@ void main() {
                     uint v_quest_best_idx_1_2 = vyre_select(v_quest_better_1_2, 2u, v_quest_best_idx_1_1);
                     bool v_quest_better_1_3 = vyre_select((3u != v_quest_best_idx_0_3), (v_quest_score_3 > v_quest_best_score_1_2), false);
                     uint v_quest_best_idx_1_3 = vyre_select(v_quest_better_1_3, 3u, v_quest_best_idx_1_2);
-                    vk_st_scores(0u, vyre_select(vyre_select((0u == v_quest_best_idx_0_3), true, (0u == v_quest_best_idx_1_3)), (-3.4028234663852886e+38), v_quest_score_0));
-                    vk_st_scores(1u, vyre_select(vyre_select((1u == v_quest_best_idx_0_3), true, (1u == v_quest_best_idx_1_3)), (-3.4028234663852886e+38), v_quest_score_1));
-                    vk_st_scores(2u, vyre_select(vyre_select((2u == v_quest_best_idx_0_3), true, (2u == v_quest_best_idx_1_3)), (-3.4028234663852886e+38), v_quest_score_2));
-                    vk_st_scores(3u, vyre_select(vyre_select((3u == v_quest_best_idx_0_3), true, (3u == v_quest_best_idx_1_3)), (-3.4028234663852886e+38), v_quest_score_3));
-                    vk_st_io(0u, v_quest_best_idx_0_3);
-                    vk_st_io(1u, v_quest_best_idx_1_3);
-                    vk_st_io(2u, 0u);
-                    vk_st_io(3u, 0u);
+                    vk_stn_scores(0u, vyre_select(vyre_select((0u == v_quest_best_idx_0_3), true, (0u == v_quest_best_idx_1_3)), (-3.4028234663852886e+38), v_quest_score_0));
+                    vk_stn_scores(1u, vyre_select(vyre_select((1u == v_quest_best_idx_0_3), true, (1u == v_quest_best_idx_1_3)), (-3.4028234663852886e+38), v_quest_score_1));
+                    vk_stn_scores(2u, vyre_select(vyre_select((2u == v_quest_best_idx_0_3), true, (2u == v_quest_best_idx_1_3)), (-3.4028234663852886e+38), v_quest_score_2));
+                    vk_stn_scores(3u, vyre_select(vyre_select((3u == v_quest_best_idx_0_3), true, (3u == v_quest_best_idx_1_3)), (-3.4028234663852886e+38), v_quest_score_3));
+                    vk_stn_io(0u, v_quest_best_idx_0_3);
+                    vk_stn_io(1u, v_quest_best_idx_1_3);
+                    vk_stn_io(2u, 0u);
+                    vk_stn_io(3u, 0u);
                 }
             }
         }

@@ -44,7 +44,7 @@ float vyre_sp_mul(float a, float b) { precise float r = a * b; vyre_sp_state = m
 float vk_ldn_q(uint vk_i) { float vk_x = b_q[vk_i]; return vyre_canon(vk_x); }
 uint vk_ldn_kp(uint vk_i) { uint vk_x = b_kp[vk_i]; return vk_x; }
 uint vk_ldn_vp(uint vk_i) { uint vk_x = b_vp[vk_i]; return vk_x; }
-void vk_st_out(uint vk_i, float vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vyre_canon(vk_v); }
+void vk_stn_out(uint vk_i, float vk_v) { b_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -59,7 +59,7 @@ void main() {
                         vyre_sp_state = 0x7F800000u;
                         float vk_spv1 = vyre_sp_add(vyre_fadd(0.0, vyre_sp_mul(v_cse_0, vyre_select((v_cse_1 == 0u), 0.0, vyre_select((v_cse_1 == 1u), 1.0, vyre_select((v_cse_1 == 2u), 2.0, vyre_select((v_cse_1 == 3u), 3.0, vyre_select((v_cse_1 == 4u), 4.0, vyre_select((v_cse_1 == 5u), 5.0, vyre_select((v_cse_1 == 6u), 6.0, 7.0))))))))), vyre_sp_mul(v_cse_2, vyre_select((v_cse_3 == 0u), 0.0, vyre_select((v_cse_3 == 1u), 1.0, vyre_select((v_cse_3 == 2u), 2.0, vyre_select((v_cse_3 == 3u), 3.0, vyre_select((v_cse_3 == 4u), 4.0, vyre_select((v_cse_3 == 5u), 5.0, vyre_select((v_cse_3 == 6u), 6.0, 7.0)))))))));
                         if (vyre_sp_state == 0u) { vk_spv1 = vyre_fadd(vyre_fadd(0.0, vyre_fmul(v_cse_0, vyre_select((v_cse_1 == 0u), 0.0, vyre_select((v_cse_1 == 1u), 1.0, vyre_select((v_cse_1 == 2u), 2.0, vyre_select((v_cse_1 == 3u), 3.0, vyre_select((v_cse_1 == 4u), 4.0, vyre_select((v_cse_1 == 5u), 5.0, vyre_select((v_cse_1 == 6u), 6.0, 7.0))))))))), vyre_fmul(v_cse_2, vyre_select((v_cse_3 == 0u), 0.0, vyre_select((v_cse_3 == 1u), 1.0, vyre_select((v_cse_3 == 2u), 2.0, vyre_select((v_cse_3 == 3u), 3.0, vyre_select((v_cse_3 == 4u), 4.0, vyre_select((v_cse_3 == 5u), 5.0, vyre_select((v_cse_3 == 6u), 6.0, 7.0))))))))); }  // a zero or subnormal: exactly
-                        vk_st_out(0u, vk_spv1);
+                        vk_stn_out(0u, vk_spv1);
                     }
                     uint v_cse_4 = ((vk_ldn_vp(0u) >> (3u & 31u)) & 7u);
                     uint v_cse_5 = ((vk_ldn_vp(0u) >> (9u & 31u)) & 7u);
@@ -67,7 +67,7 @@ void main() {
                         vyre_sp_state = 0x7F800000u;
                         float vk_spv2 = vyre_sp_add(vyre_fadd(0.0, vyre_sp_mul(v_cse_0, vyre_select((v_cse_4 == 0u), 0.0, vyre_select((v_cse_4 == 1u), 1.0, vyre_select((v_cse_4 == 2u), 2.0, vyre_select((v_cse_4 == 3u), 3.0, vyre_select((v_cse_4 == 4u), 4.0, vyre_select((v_cse_4 == 5u), 5.0, vyre_select((v_cse_4 == 6u), 6.0, 7.0))))))))), vyre_sp_mul(v_cse_2, vyre_select((v_cse_5 == 0u), 0.0, vyre_select((v_cse_5 == 1u), 1.0, vyre_select((v_cse_5 == 2u), 2.0, vyre_select((v_cse_5 == 3u), 3.0, vyre_select((v_cse_5 == 4u), 4.0, vyre_select((v_cse_5 == 5u), 5.0, vyre_select((v_cse_5 == 6u), 6.0, 7.0)))))))));
                         if (vyre_sp_state == 0u) { vk_spv2 = vyre_fadd(vyre_fadd(0.0, vyre_fmul(v_cse_0, vyre_select((v_cse_4 == 0u), 0.0, vyre_select((v_cse_4 == 1u), 1.0, vyre_select((v_cse_4 == 2u), 2.0, vyre_select((v_cse_4 == 3u), 3.0, vyre_select((v_cse_4 == 4u), 4.0, vyre_select((v_cse_4 == 5u), 5.0, vyre_select((v_cse_4 == 6u), 6.0, 7.0))))))))), vyre_fmul(v_cse_2, vyre_select((v_cse_5 == 0u), 0.0, vyre_select((v_cse_5 == 1u), 1.0, vyre_select((v_cse_5 == 2u), 2.0, vyre_select((v_cse_5 == 3u), 3.0, vyre_select((v_cse_5 == 4u), 4.0, vyre_select((v_cse_5 == 5u), 5.0, vyre_select((v_cse_5 == 6u), 6.0, 7.0))))))))); }  // a zero or subnormal: exactly
-                        vk_st_out(1u, vk_spv2);
+                        vk_stn_out(1u, vk_spv2);
                     }
                 }
             }

@@ -6,7 +6,7 @@ layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer vk_buf_logits { float b_logits[]; };  // f32, ReadOnly
 layout(std430, set = 0, binding = 1) readonly buffer vk_buf_targets { uint b_targets[]; };  // u32, ReadOnly
-layout(std430, set = 0, binding = 2) coherent buffer vk_buf_loss { float b_loss[]; };  // f32, ReadWrite
+layout(std430, set = 0, binding = 2) buffer vk_buf_loss { float b_loss[]; };  // f32, ReadWrite
 shared float b_ce_scratch[256];  // f32, workgroup
 shared float b_ce_max_logit[1];  // f32, workgroup
 shared float b_ce_target_logit[1];  // f32, workgroup
@@ -124,11 +124,11 @@ float vyre_sp_sub(float a, float b) { precise float r = a - b; vyre_sp_state = m
 float vk_ld_logits(uint vk_i) { uint vk_n = uint(b_logits.length()); float vk_x = b_logits[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 uint vk_ld_targets(uint vk_i) { uint vk_n = uint(b_targets.length()); uint vk_x = b_targets[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 float vk_ldn_ce_scratch(uint vk_i) { float vk_x = b_ce_scratch[vk_i]; return vk_x; }
-void vk_st_ce_scratch(uint vk_i, float vk_v) { if (vk_i < 256u) b_ce_scratch[vk_i] = vyre_canon(vk_v); }
+void vk_stn_ce_scratch(uint vk_i, float vk_v) { b_ce_scratch[vk_i] = vyre_canon(vk_v); }
 float vk_ldn_ce_max_logit(uint vk_i) { float vk_x = b_ce_max_logit[vk_i]; return vk_x; }
-void vk_st_ce_max_logit(uint vk_i, float vk_v) { if (vk_i < 1u) b_ce_max_logit[vk_i] = vyre_canon(vk_v); }
+void vk_stnc_ce_max_logit(uint vk_i, float vk_v) { b_ce_max_logit[vk_i] = vk_v; }
 float vk_ldn_ce_target_logit(uint vk_i) { float vk_x = b_ce_target_logit[vk_i]; return vk_x; }
-void vk_st_ce_target_logit(uint vk_i, float vk_v) { if (vk_i < 1u) b_ce_target_logit[vk_i] = vyre_canon(vk_v); }
+void vk_stnc_ce_target_logit(uint vk_i, float vk_v) { b_ce_target_logit[vk_i] = vk_v; }
 void vk_st_loss(uint vk_i, float vk_v) { if (vk_i < uint(b_loss.length())) b_loss[vk_i] = vyre_canon(vk_v); }
 
 void main() {
@@ -149,75 +149,75 @@ void main() {
                     v_local_max = vyre_fmax(v_local_max, vk_ld_logits((v_base + v_vocab_idx)));
                 }
             }
-            vk_st_ce_scratch(v_local, v_local_max);
+            vk_stn_ce_scratch(v_local, v_local_max);
         }
-        memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+        memoryBarrierShared(); barrier();
         {  // region vyre-primitives::reduce::workgroup_max_f32
             if (v_local < 128u) {
                 uint v_cse_1 = (v_local + 128u);
                 {  // if: always true (value ranges)
-                    vk_st_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_1)));
+                    vk_stn_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_1)));
                 }
             }
-            memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+            memoryBarrierShared(); barrier();
             if (v_local < 64u) {
                 uint v_cse_2 = (v_local + 64u);
                 {  // if: always true (value ranges)
-                    vk_st_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_2)));
+                    vk_stn_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_2)));
                 }
             }
-            memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+            memoryBarrierShared(); barrier();
             if (v_local < 32u) {
                 uint v_cse_3 = (v_local + 32u);
                 {  // if: always true (value ranges)
-                    vk_st_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_3)));
+                    vk_stn_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_3)));
                 }
             }
-            memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+            memoryBarrierShared(); barrier();
             if (v_local < 16u) {
                 uint v_cse_4 = (v_local + 16u);
                 {  // if: always true (value ranges)
-                    vk_st_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_4)));
+                    vk_stn_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_4)));
                 }
             }
-            memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+            memoryBarrierShared(); barrier();
             if (v_local < 8u) {
                 uint v_cse_5 = (v_local + 8u);
                 {  // if: always true (value ranges)
-                    vk_st_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_5)));
+                    vk_stn_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_5)));
                 }
             }
-            memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+            memoryBarrierShared(); barrier();
             if (v_local < 4u) {
                 uint v_cse_6 = (v_local + 4u);
                 {  // if: always true (value ranges)
-                    vk_st_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_6)));
+                    vk_stn_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_6)));
                 }
             }
-            memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+            memoryBarrierShared(); barrier();
             if (v_local < 2u) {
                 uint v_cse_7 = (v_local + 2u);
                 {  // if: always true (value ranges)
-                    vk_st_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_7)));
+                    vk_stn_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_7)));
                 }
             }
-            memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+            memoryBarrierShared(); barrier();
             if (v_local < 1u) {
                 uint v_cse_8 = (v_local + 1u);
                 {  // if: always true (value ranges)
-                    vk_st_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_8)));
+                    vk_stn_ce_scratch(v_local, vyre_fmax(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_8)));
                 }
             }
-            memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+            memoryBarrierShared(); barrier();
         }
         bool v_cse_9 = vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local == 0u)));
         if (v_cse_9) {
-            vk_st_ce_max_logit(0u, vk_ldn_ce_scratch(0u));
+            vk_stnc_ce_max_logit(0u, vk_ldn_ce_scratch(0u));
         }
         if (v_cse_9) {
-            vk_st_ce_target_logit(0u, vk_ld_logits((v_base + vk_ld_targets(v_token))));
+            vk_stnc_ce_target_logit(0u, vk_ld_logits((v_base + vk_ld_targets(v_token))));
         }
-        memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+        memoryBarrierShared(); barrier();
         if (v_cse_0) {
             float v_max_logit = vk_ldn_ce_max_logit(0u);
             float v_local_sum = 0.0;
@@ -251,66 +251,66 @@ void main() {
                     v_local_sum = vyre_canon(v_local_sum);
                 }
             }
-            vk_st_ce_scratch(v_local, v_local_sum);
+            vk_stn_ce_scratch(v_local, v_local_sum);
         }
-        memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+        memoryBarrierShared(); barrier();
         {  // region vyre-primitives::reduce::workgroup_sum_f32
             if (v_local < 128u) {
                 uint v_cse_10 = (v_local + 128u);
                 {  // if: always true (value ranges)
-                    vk_st_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_10)));
+                    vk_stn_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_10)));
                 }
             }
-            memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+            memoryBarrierShared(); barrier();
             if (v_local < 64u) {
                 uint v_cse_11 = (v_local + 64u);
                 {  // if: always true (value ranges)
-                    vk_st_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_11)));
+                    vk_stn_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_11)));
                 }
             }
-            memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+            memoryBarrierShared(); barrier();
             if (v_local < 32u) {
                 uint v_cse_12 = (v_local + 32u);
                 {  // if: always true (value ranges)
-                    vk_st_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_12)));
+                    vk_stn_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_12)));
                 }
             }
-            memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+            memoryBarrierShared(); barrier();
             if (v_local < 16u) {
                 uint v_cse_13 = (v_local + 16u);
                 {  // if: always true (value ranges)
-                    vk_st_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_13)));
+                    vk_stn_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_13)));
                 }
             }
-            memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+            memoryBarrierShared(); barrier();
             if (v_local < 8u) {
                 uint v_cse_14 = (v_local + 8u);
                 {  // if: always true (value ranges)
-                    vk_st_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_14)));
+                    vk_stn_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_14)));
                 }
             }
-            memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+            memoryBarrierShared(); barrier();
             if (v_local < 4u) {
                 uint v_cse_15 = (v_local + 4u);
                 {  // if: always true (value ranges)
-                    vk_st_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_15)));
+                    vk_stn_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_15)));
                 }
             }
-            memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+            memoryBarrierShared(); barrier();
             if (v_local < 2u) {
                 uint v_cse_16 = (v_local + 2u);
                 {  // if: always true (value ranges)
-                    vk_st_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_16)));
+                    vk_stn_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_16)));
                 }
             }
-            memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+            memoryBarrierShared(); barrier();
             if (v_local < 1u) {
                 uint v_cse_17 = (v_local + 1u);
                 {  // if: always true (value ranges)
-                    vk_st_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_17)));
+                    vk_stn_ce_scratch(v_local, vyre_fadd(vk_ldn_ce_scratch(v_local), vk_ldn_ce_scratch(v_cse_17)));
                 }
             }
-            memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+            memoryBarrierShared(); barrier();
         }
         if (v_cse_9) {
             {  // region vyre_vk.opt.speculate: the stored value in IEEE f32, checked

@@ -19,7 +19,7 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
 float vk_ld_table(uint vk_i) { uint vk_n = uint(b_table.length()); float vk_x = b_table[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 uint vk_ldn_tokens(uint vk_i) { uint vk_x = b_tokens[vk_i]; return vk_x; }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stnc_output(uint vk_i, float vk_v) { b_output[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -114,7 +114,7 @@ void main() {
                                     uint v_i = v_co_g2;
                                     if (v_i < 6u) {
                                         uint v_cse_0 = vyre_div_u32(v_i, 3u);
-                                        vk_st_output(v_i, vk_ld_table(((vk_ldn_tokens(v_cse_0) * 3u) + (v_i - (v_cse_0 * 3u)))));
+                                        vk_stnc_output(v_i, vk_ld_table(((vk_ldn_tokens(v_cse_0) * 3u) + (v_i - (v_cse_0 * 3u)))));
                                     }
                                 }
                             }

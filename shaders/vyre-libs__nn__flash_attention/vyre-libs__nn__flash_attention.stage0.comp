@@ -39,7 +39,7 @@ float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = m
 
 float vk_ldn_q(uint vk_i) { float vk_x = b_q[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_k(uint vk_i) { float vk_x = b_k[vk_i]; return vyre_canon(vk_x); }
-void vk_st_opt_tab6c8c_dot_val0(uint vk_i, float vk_v) { if (vk_i < uint(b_opt_tab6c8c_dot_val0.length())) b_opt_tab6c8c_dot_val0[vk_i] = vyre_canon(vk_v); }
+void vk_stn_opt_tab6c8c_dot_val0(uint vk_i, float vk_v) { b_opt_tab6c8c_dot_val0[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.tabulate
@@ -71,7 +71,7 @@ void main() {
                     v_dot_val = vyre_canon(v_dot_val);
                 }
             }
-            vk_st_opt_tab6c8c_dot_val0(v_opt_tab_g1, v_dot_val);
+            vk_stn_opt_tab6c8c_dot_val0(v_opt_tab_g1, v_dot_val);
         }
     }
 }

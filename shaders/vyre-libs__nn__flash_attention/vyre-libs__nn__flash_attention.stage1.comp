@@ -162,9 +162,9 @@ float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = m
 float vyre_sp_mul(float a, float b) { precise float r = a * b; vyre_sp_state = min(vyre_sp_state, floatBitsToUint(r) & 0x7F800000u); return r; }
 
 float vk_ldn_v(uint vk_i) { float vk_x = b_v[vk_i]; return vyre_canon(vk_x); }
-float vk_ld_flash_o(uint vk_i) { uint vk_n = 128u; float vk_x = b_flash_o[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }
-void vk_st_flash_o(uint vk_i, float vk_v) { if (vk_i < 128u) b_flash_o[vk_i] = vyre_canon(vk_v); }
-void vk_st_out(uint vk_i, float vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vyre_canon(vk_v); }
+float vk_ldn_flash_o(uint vk_i) { float vk_x = b_flash_o[vk_i]; return vk_x; }
+void vk_stn_flash_o(uint vk_i, float vk_v) { b_flash_o[vk_i] = vyre_canon(vk_v); }
+void vk_stn_out(uint vk_i, float vk_v) { b_out[vk_i] = vyre_canon(vk_v); }
 float vk_ld_opt_tab6c8c_dot_val0(uint vk_i) { uint vk_n = uint(b_opt_tab6c8c_dot_val0.length()); float vk_x = b_opt_tab6c8c_dot_val0[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 
 void main() {
@@ -197,9 +197,9 @@ void main() {
                     uint v_cse_5 = (v_licm_0 + v_t);
                     {  // region vyre_vk.opt.speculate: the stored value in IEEE f32, checked
                         vyre_sp_state = 0x7F800000u;
-                        float vk_spv3 = vyre_sp_add(vyre_sp_mul(v_flash_rescale, vyre_select(v_licm_1, 0.0, vk_ld_flash_o(v_cse_5))), vyre_sp_mul(v_flash_prob, vk_ldn_v((v_licm_2 + v_t))));
-                        if (vyre_sp_state == 0u) { vk_spv3 = vyre_fadd(vyre_fmul(v_flash_rescale, vyre_select(v_licm_1, 0.0, vk_ld_flash_o(v_cse_5))), vyre_fmul(v_flash_prob, vk_ldn_v((v_licm_2 + v_t)))); }  // a zero or subnormal: exactly
-                        vk_st_flash_o(v_cse_5, vk_spv3);
+                        float vk_spv3 = vyre_sp_add(vyre_sp_mul(v_flash_rescale, vyre_select(v_licm_1, 0.0, vk_ldn_flash_o(v_cse_5))), vyre_sp_mul(v_flash_prob, vk_ldn_v((v_licm_2 + v_t))));
+                        if (vyre_sp_state == 0u) { vk_spv3 = vyre_fadd(vyre_fmul(v_flash_rescale, vyre_select(v_licm_1, 0.0, vk_ldn_flash_o(v_cse_5))), vyre_fmul(v_flash_prob, vk_ldn_v((v_licm_2 + v_t)))); }  // a zero or subnormal: exactly
+                        vk_stn_flash_o(v_cse_5, vk_spv3);
                     }
                 }
                 v_flash_m = v_flash_m_new;
@@ -212,9 +212,9 @@ void main() {
                 uint v_cse_6 = (v_licm_5 + v_out_t);
                 {  // region vyre_vk.opt.speculate: the stored value in IEEE f32, checked
                     vyre_sp_state = 0x7F800000u;
-                    float vk_spv5 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fdiv(vk_ld_flash_o(v_cse_6), v_flash_denom)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fdiv(vk_ld_flash_o(v_cse_6), v_flash_denom));
-                    if (vyre_sp_state == 0u) { vk_spv5 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fdiv(vk_ld_flash_o(v_cse_6), v_flash_denom)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fdiv(vk_ld_flash_o(v_cse_6), v_flash_denom)); }  // a zero or subnormal: exactly
-                    vk_st_out((v_licm_6 + v_out_t), vk_spv5);
+                    float vk_spv5 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fdiv(vk_ldn_flash_o(v_cse_6), v_flash_denom)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fdiv(vk_ldn_flash_o(v_cse_6), v_flash_denom));
+                    if (vyre_sp_state == 0u) { vk_spv5 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fdiv(vk_ldn_flash_o(v_cse_6), v_flash_denom)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fdiv(vk_ldn_flash_o(v_cse_6), v_flash_denom)); }  // a zero or subnormal: exactly
+                    vk_stn_out((v_licm_6 + v_out_t), vk_spv5);
                 }
             }
         }

@@ -75,7 +75,7 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
 float vk_ld_q(uint vk_i) { uint vk_n = uint(b_q.length()); float vk_x = b_q[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 float vk_ldn_k(uint vk_i) { float vk_x = b_k[vk_i]; return vyre_canon(vk_x); }
-void vk_st_opt_tab2a25_max_score0(uint vk_i, float vk_v) { if (vk_i < uint(b_opt_tab2a25_max_score0.length())) b_opt_tab2a25_max_score0[vk_i] = vyre_canon(vk_v); }
+void vk_stn_opt_tab2a25_max_score0(uint vk_i, float vk_v) { b_opt_tab2a25_max_score0[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.tabulate
@@ -95,7 +95,7 @@ void main() {
                 float v_score = vyre_select(vyre_isnan(v_cse_2), v_cse_2, vyre_select(vyre_isfinite(v_cse_2), v_cse_2, (-80.0)));
                 v_max_score = vyre_select(vyre_isnan(v_score), v_score, vyre_select((v_score > v_max_score), v_score, v_max_score));
             }
-            vk_st_opt_tab2a25_max_score0(v_opt_tab_g1, v_max_score);
+            vk_stn_opt_tab2a25_max_score0(v_opt_tab_g1, v_max_score);
         }
     }
 }

@@ -154,7 +154,7 @@ float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = m
 float vk_ld_q(uint vk_i) { uint vk_n = uint(b_q.length()); float vk_x = b_q[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 float vk_ldn_k(uint vk_i) { float vk_x = b_k[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_opt_tab2a25_max_score0(uint vk_i) { float vk_x = b_opt_tab2a25_max_score0[vk_i]; return vyre_canon(vk_x); }
-void vk_st_opt_tab7907_sum_exp0(uint vk_i, float vk_v) { if (vk_i < uint(b_opt_tab7907_sum_exp0.length())) b_opt_tab7907_sum_exp0[vk_i] = vyre_canon(vk_v); }
+void vk_stn_opt_tab7907_sum_exp0(uint vk_i, float vk_v) { b_opt_tab7907_sum_exp0[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.tabulate
@@ -207,7 +207,7 @@ void main() {
                     v_sum_exp = vyre_canon(v_sum_exp);
                 }
             }
-            vk_st_opt_tab7907_sum_exp0(v_opt_tab_g1, v_sum_exp);
+            vk_stn_opt_tab7907_sum_exp0(v_opt_tab_g1, v_sum_exp);
         }
     }
 }

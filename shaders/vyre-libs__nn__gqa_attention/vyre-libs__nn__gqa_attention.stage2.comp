@@ -182,7 +182,7 @@ float vyre_fdiv(float a, float b) {
 float vk_ld_q(uint vk_i) { uint vk_n = uint(b_q.length()); float vk_x = b_q[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 float vk_ldn_k(uint vk_i) { float vk_x = b_k[vk_i]; return vyre_canon(vk_x); }
 float vk_ld_v(uint vk_i) { uint vk_n = uint(b_v.length()); float vk_x = b_v[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-void vk_st_out(uint vk_i, float vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vyre_canon(vk_v); }
+void vk_stn_out(uint vk_i, float vk_v) { b_out[vk_i] = vyre_canon(vk_v); }
 float vk_ld_opt_tab2a25_max_score0(uint vk_i) { uint vk_n = uint(b_opt_tab2a25_max_score0.length()); float vk_x = b_opt_tab2a25_max_score0[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 float vk_ld_opt_tab7907_sum_exp0(uint vk_i) { uint vk_n = uint(b_opt_tab7907_sum_exp0.length()); float vk_x = b_opt_tab7907_sum_exp0[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 
@@ -214,7 +214,7 @@ void main() {
                             uint v_cse_6 = (vyre_div_u32(v_cse_5, 2u) * 2u);
                             v_val = vyre_fma(v_w, vk_ld_v((v_cse_2 + (v_cse_5 - v_cse_6))), v_val);
                         }
-                        vk_st_out(v_flat, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_val) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_val));
+                        vk_stn_out(v_flat, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_val) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_val));
                     }
                 }
             }

@@ -7,7 +7,7 @@ layout(local_size_x = 4, local_size_y = 1, local_size_z = 1) in;
 layout(std430, set = 0, binding = 0) readonly buffer vk_buf_input { float b_input[]; };  // f32, ReadOnly
 layout(std430, set = 0, binding = 1) coherent buffer vk_buf_ln_sum_scratch { float b_ln_sum_scratch[]; };  // f32, ReadWrite
 layout(std430, set = 0, binding = 2) coherent buffer vk_buf_ln_sq_scratch { float b_ln_sq_scratch[]; };  // f32, ReadWrite
-layout(std430, set = 0, binding = 3) coherent buffer vk_buf_ln_stats { float b_ln_stats[]; };  // f32, ReadWrite
+layout(std430, set = 0, binding = 3) buffer vk_buf_ln_stats { float b_ln_stats[]; };  // f32, ReadWrite
 
 float vyre_canon(float x) {
     uint b = floatBitsToUint(x);
@@ -101,10 +101,10 @@ float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = m
 
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_ln_sum_scratch(uint vk_i) { float vk_x = b_ln_sum_scratch[vk_i]; return vyre_canon(vk_x); }
-void vk_st_ln_sum_scratch(uint vk_i, float vk_v) { if (vk_i < uint(b_ln_sum_scratch.length())) b_ln_sum_scratch[vk_i] = vyre_canon(vk_v); }
+void vk_stn_ln_sum_scratch(uint vk_i, float vk_v) { b_ln_sum_scratch[vk_i] = vyre_canon(vk_v); }
 float vk_ldn_ln_sq_scratch(uint vk_i) { float vk_x = b_ln_sq_scratch[vk_i]; return vyre_canon(vk_x); }
-void vk_st_ln_sq_scratch(uint vk_i, float vk_v) { if (vk_i < uint(b_ln_sq_scratch.length())) b_ln_sq_scratch[vk_i] = vyre_canon(vk_v); }
-void vk_st_ln_stats(uint vk_i, float vk_v) { if (vk_i < uint(b_ln_stats.length())) b_ln_stats[vk_i] = vyre_canon(vk_v); }
+void vk_stn_ln_sq_scratch(uint vk_i, float vk_v) { b_ln_sq_scratch[vk_i] = vyre_canon(vk_v); }
+void vk_stn_ln_stats(uint vk_i, float vk_v) { b_ln_stats[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::layer_norm
@@ -123,7 +123,7 @@ void main() {
                             float vk_sv1_1 = v_local_sq_sum;
                             for (uint v_chunk = vk_splo1, vk_end2 = vk_sppe1; v_chunk < vk_end2; v_chunk++) {
                                 uint v_idx = ((v_chunk * 4u) + v_local);
-                                if (v_idx < 4u) {
+                                {  // if: always true (value ranges)
                                     float v_cse_0 = vk_ldn_input(v_idx);
                                     v_local_sum = vyre_fadd(v_local_sum, v_cse_0);
                                     v_local_sq_sum = vyre_fadd(v_local_sq_sum, vyre_fmul(v_cse_0, v_cse_0));
@@ -132,7 +132,7 @@ void main() {
                             vyre_sp_state = 0x7F800000u;
                             for (uint v_chunk = vk_sppe1, vk_end3 = vk_sphi1; v_chunk < vk_end3; v_chunk++) {
                                 uint v_idx = ((v_chunk * 4u) + v_local);
-                                if (v_idx < 4u) {
+                                {  // if: always true (value ranges)
                                     float v_cse_0 = vk_ldn_input(v_idx);
                                     v_local_sum = vyre_sp_add(v_local_sum, v_cse_0);
                                     v_local_sq_sum = vyre_sp_add(v_local_sq_sum, vyre_fmul(v_cse_0, v_cse_0));
@@ -143,7 +143,7 @@ void main() {
                                 v_local_sq_sum = vk_sv1_1;
                                 for (uint v_chunk = vk_splo1, vk_end4 = vk_sphi1; v_chunk < vk_end4; v_chunk++) {
                                     uint v_idx = ((v_chunk * 4u) + v_local);
-                                    if (v_idx < 4u) {
+                                    {  // if: always true (value ranges)
                                         float v_cse_0 = vk_ldn_input(v_idx);
                                         v_local_sum = vyre_fadd(v_local_sum, v_cse_0);
                                         v_local_sq_sum = vyre_fadd(v_local_sq_sum, vyre_fmul(v_cse_0, v_cse_0));
@@ -154,8 +154,8 @@ void main() {
                                 v_local_sq_sum = vyre_canon(v_local_sq_sum);
                             }
                         }
-                        vk_st_ln_sum_scratch(v_local, v_local_sum);
-                        vk_st_ln_sq_scratch(v_local, v_local_sq_sum);
+                        vk_stn_ln_sum_scratch(v_local, v_local_sum);
+                        vk_stn_ln_sq_scratch(v_local, v_local_sq_sum);
                     }
                 }
             }
@@ -169,14 +169,14 @@ void main() {
                     if (vyre_and(vyre_truthy(v_cse_1), vyre_truthy((v_local < 2u)))) {
                         uint v_cse_2 = (v_local + 2u);
                         {  // if: always true (value ranges)
-                            vk_st_ln_sum_scratch(v_local, vyre_fadd(vk_ldn_ln_sum_scratch(v_local), vk_ldn_ln_sum_scratch(v_cse_2)));
+                            vk_stn_ln_sum_scratch(v_local, vyre_fadd(vk_ldn_ln_sum_scratch(v_local), vk_ldn_ln_sum_scratch(v_cse_2)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_1), vyre_truthy((v_local < 1u)))) {
                         uint v_cse_3 = (v_local + 1u);
                         {  // if: always true (value ranges)
-                            vk_st_ln_sum_scratch(v_local, vyre_fadd(vk_ldn_ln_sum_scratch(v_local), vk_ldn_ln_sum_scratch(v_cse_3)));
+                            vk_stn_ln_sum_scratch(v_local, vyre_fadd(vk_ldn_ln_sum_scratch(v_local), vk_ldn_ln_sum_scratch(v_cse_3)));
                         }
                     }
                 }
@@ -191,14 +191,14 @@ void main() {
                     if (vyre_and(vyre_truthy(v_cse_4), vyre_truthy((v_local < 2u)))) {
                         uint v_cse_5 = (v_local + 2u);
                         {  // if: always true (value ranges)
-                            vk_st_ln_sq_scratch(v_local, vyre_fadd(vk_ldn_ln_sq_scratch(v_local), vk_ldn_ln_sq_scratch(v_cse_5)));
+                            vk_stn_ln_sq_scratch(v_local, vyre_fadd(vk_ldn_ln_sq_scratch(v_local), vk_ldn_ln_sq_scratch(v_cse_5)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_4), vyre_truthy((v_local < 1u)))) {
                         uint v_cse_6 = (v_local + 1u);
                         {  // if: always true (value ranges)
-                            vk_st_ln_sq_scratch(v_local, vyre_fadd(vk_ldn_ln_sq_scratch(v_local), vk_ldn_ln_sq_scratch(v_cse_6)));
+                            vk_stn_ln_sq_scratch(v_local, vyre_fadd(vk_ldn_ln_sq_scratch(v_local), vk_ldn_ln_sq_scratch(v_cse_6)));
                         }
                     }
                 }
@@ -212,8 +212,8 @@ void main() {
                     float v_mean = vyre_fdiv(vk_ldn_ln_sum_scratch(0u), 4.0);
                     float v_mean_sq = vyre_fdiv(vk_ldn_ln_sq_scratch(0u), 4.0);
                     float v_variance = vyre_fsub(v_mean_sq, vyre_fmul(v_mean, v_mean));
-                    vk_st_ln_stats(0u, v_mean);
-                    vk_st_ln_stats(1u, vyre_rsqrt(vyre_fadd(v_variance, 9.999999747378752e-06)));
+                    vk_stn_ln_stats(0u, v_mean);
+                    vk_stn_ln_stats(1u, vyre_rsqrt(vyre_fadd(v_variance, 9.999999747378752e-06)));
                 }
             }
         }

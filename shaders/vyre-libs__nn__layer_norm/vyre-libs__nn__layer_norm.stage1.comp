@@ -40,7 +40,7 @@ float vyre_sp_mul(float a, float b) { precise float r = a * b; vyre_sp_state = m
 
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_ln_stats(uint vk_i) { float vk_x = b_ln_stats[vk_i]; return vyre_canon(vk_x); }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -156,7 +156,7 @@ void main() {
                                         vyre_sp_state = 0x7F800000u;
                                         float vk_spv6 = vyre_sp_mul(vyre_sp_sub(vk_ldn_input(v_idx), v_mean), v_scale);
                                         if (vyre_sp_state == 0u) { vk_spv6 = vyre_fmul(vyre_fsub(vk_ldn_input(v_idx), v_mean), v_scale); }  // a zero or subnormal: exactly
-                                        vk_st_output(v_idx, vk_spv6);
+                                        vk_stn_output(v_idx, vk_spv6);
                                     }
                                 }
                             }

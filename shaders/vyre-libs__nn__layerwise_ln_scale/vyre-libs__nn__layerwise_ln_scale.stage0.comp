@@ -29,7 +29,7 @@ float vyre_fmul(float a, float b) {
 
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_scale(uint vk_i) { float vk_x = b_scale[vk_i]; return vyre_canon(vk_x); }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -112,7 +112,7 @@ void main() {
                             {  // region vyre-libs::nn::layerwise_ln_scale
                                 uint v_i = v_co_g2;
                                 if (v_i < 4u) {
-                                    vk_st_output(v_i, vyre_fmul(vk_ldn_input(v_i), vk_ldn_scale(v_i)));
+                                    vk_stn_output(v_i, vyre_fmul(vk_ldn_input(v_i), vk_ldn_scale(v_i)));
                                 }
                             }
                         }

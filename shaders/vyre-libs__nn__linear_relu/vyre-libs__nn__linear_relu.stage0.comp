@@ -44,7 +44,7 @@ float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = m
 float vk_ldn_x(uint vk_i) { float vk_x = b_x[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_w(uint vk_i) { float vk_x = b_w[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_b(uint vk_i) { float vk_x = b_b[vk_i]; return vyre_canon(vk_x); }
-void vk_st_out(uint vk_i, float vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vyre_canon(vk_v); }
+void vk_stn_out(uint vk_i, float vk_v) { b_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -74,7 +74,7 @@ void main() {
                             v_acc = vyre_canon(v_acc);
                         }
                     }
-                    vk_st_out(v_i, vyre_fmax(0.0, v_acc));
+                    vk_stn_out(v_i, vyre_fmax(0.0, v_acc));
                 }
             }
         }

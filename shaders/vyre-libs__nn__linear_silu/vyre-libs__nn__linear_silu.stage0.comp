@@ -152,7 +152,7 @@ float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = m
 float vk_ldn_x(uint vk_i) { float vk_x = b_x[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_w(uint vk_i) { float vk_x = b_w[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_b(uint vk_i) { float vk_x = b_b[vk_i]; return vyre_canon(vk_x); }
-void vk_st_out(uint vk_i, float vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vyre_canon(vk_v); }
+void vk_stn_out(uint vk_i, float vk_v) { b_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -183,7 +183,7 @@ void main() {
                         }
                     }
                     float v_cse_0 = vyre_fmul(v_acc, vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(vyre_exp(vyre_canon(-(v_acc)))))));
-                    vk_st_out(v_i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_cse_0) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_cse_0));
+                    vk_stn_out(v_i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_cse_0) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_cse_0));
                 }
             }
         }

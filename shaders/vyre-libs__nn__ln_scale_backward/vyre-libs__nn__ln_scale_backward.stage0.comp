@@ -35,8 +35,8 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_scale(uint vk_i) { float vk_x = b_scale[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_grad_out(uint vk_i) { float vk_x = b_grad_out[vk_i]; return vyre_canon(vk_x); }
-void vk_st_grad_x(uint vk_i, float vk_v) { if (vk_i < uint(b_grad_x.length())) b_grad_x[vk_i] = vyre_canon(vk_v); }
-void vk_st_grad_scale(uint vk_i, float vk_v) { if (vk_i < uint(b_grad_scale.length())) b_grad_scale[vk_i] = vyre_canon(vk_v); }
+void vk_stn_grad_x(uint vk_i, float vk_v) { b_grad_x[vk_i] = vyre_canon(vk_v); }
+void vk_stn_grad_scale(uint vk_i, float vk_v) { b_grad_scale[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -138,8 +138,8 @@ void main() {
                                 uint v_i = v_co_g2;
                                 if (v_i < 4u) {
                                     float v_cse_0 = vk_ldn_grad_out(v_i);
-                                    vk_st_grad_x(v_i, vyre_fmul(v_cse_0, vk_ldn_scale(v_i)));
-                                    vk_st_grad_scale(v_i, vyre_fmul(v_cse_0, vk_ldn_input(v_i)));
+                                    vk_stn_grad_x(v_i, vyre_fmul(v_cse_0, vk_ldn_scale(v_i)));
+                                    vk_stn_grad_scale(v_i, vyre_fmul(v_cse_0, vk_ldn_input(v_i)));
                                 }
                             }
                         }

@@ -149,7 +149,7 @@ float vyre_sp_mul(float a, float b) { precise float r = a * b; vyre_sp_state = m
 
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_grad_out(uint vk_i) { float vk_x = b_grad_out[vk_i]; return vyre_canon(vk_x); }
-void vk_st_grad_in(uint vk_i, float vk_v) { if (vk_i < uint(b_grad_in.length())) b_grad_in[vk_i] = vyre_canon(vk_v); }
+void vk_stn_grad_in(uint vk_i, float vk_v) { b_grad_in[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -266,7 +266,7 @@ void main() {
                                         vyre_sp_state = 0x7F800000u;
                                         float vk_spv6 = vyre_sp_mul(vk_ldn_grad_out(v_i), vyre_fdiv(vyre_sp_mul(4.0, v_cse_0), vyre_sp_mul(v_cse_1, v_cse_1)));
                                         if (vyre_sp_state == 0u) { vk_spv6 = vyre_fmul(vk_ldn_grad_out(v_i), vyre_fdiv(vyre_fmul(4.0, v_cse_0), vyre_fmul(v_cse_1, v_cse_1))); }  // a zero or subnormal: exactly
-                                        vk_st_grad_in(v_i, vk_spv6);
+                                        vk_stn_grad_in(v_i, vk_spv6);
                                     }
                                 }
                             }

@@ -9,7 +9,7 @@ layout(std430, set = 0, binding = 1) readonly buffer vk_buf_w1 { float b_w1[]; }
 layout(std430, set = 0, binding = 2) readonly buffer vk_buf_b1 { float b_b1[]; };  // f32, ReadOnly
 layout(std430, set = 0, binding = 3) readonly buffer vk_buf_w2 { float b_w2[]; };  // f32, ReadOnly
 layout(std430, set = 0, binding = 4) readonly buffer vk_buf_b2 { float b_b2[]; };  // f32, ReadOnly
-layout(std430, set = 0, binding = 5) coherent buffer vk_buf_out { float b_out[]; };  // f32, ReadWrite
+layout(std430, set = 0, binding = 5) buffer vk_buf_out { float b_out[]; };  // f32, ReadWrite
 shared float b_Z_Z_mlp_4x_leaky_sq_hidden[4];  // f32, workgroup
 
 float vyre_canon(float x) {
@@ -49,9 +49,9 @@ float vk_ldn_w1(uint vk_i) { float vk_x = b_w1[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_b1(uint vk_i) { float vk_x = b_b1[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_w2(uint vk_i) { float vk_x = b_w2[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_b2(uint vk_i) { float vk_x = b_b2[vk_i]; return vyre_canon(vk_x); }
-void vk_st_out(uint vk_i, float vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vyre_canon(vk_v); }
+void vk_stn_out(uint vk_i, float vk_v) { b_out[vk_i] = vyre_canon(vk_v); }
 float vk_ldn_Z_Z_mlp_4x_leaky_sq_hidden(uint vk_i) { float vk_x = b_Z_Z_mlp_4x_leaky_sq_hidden[vk_i]; return vk_x; }
-void vk_st_Z_Z_mlp_4x_leaky_sq_hidden(uint vk_i, float vk_v) { if (vk_i < 4u) b_Z_Z_mlp_4x_leaky_sq_hidden[vk_i] = vyre_canon(vk_v); }
+void vk_stn_Z_Z_mlp_4x_leaky_sq_hidden(uint vk_i, float vk_v) { b_Z_Z_mlp_4x_leaky_sq_hidden[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     for (uint vk_z = gl_LocalInvocationIndex; vk_z < 4u; vk_z += 256u) { b_Z_Z_mlp_4x_leaky_sq_hidden[vk_z] = 0.0; }
@@ -85,11 +85,11 @@ void main() {
                         }
                     }
                     float v_lk = vyre_fmax(vyre_fmul(0.5, v_h), v_h);
-                    vk_st_Z_Z_mlp_4x_leaky_sq_hidden(v_j, vyre_fmul(v_lk, v_lk));
+                    vk_stn_Z_Z_mlp_4x_leaky_sq_hidden(v_j, vyre_fmul(v_lk, v_lk));
                 }
             }
         }
-        memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+        memoryBarrierShared(); barrier();
         {  // region vyre-libs::nn::mlp_4x_leaky_sq::output_projection
             for (uint v_out_chunk = 0u, vk_end6 = 1u; v_out_chunk < vk_end6; v_out_chunk++) {
                 uint v_i = ((v_out_chunk * 256u) + v_lane);
@@ -116,7 +116,7 @@ void main() {
                             v_out_acc = vyre_canon(v_out_acc);
                         }
                     }
-                    vk_st_out(v_i, v_out_acc);
+                    vk_stn_out(v_i, v_out_acc);
                 }
             }
         }

@@ -44,7 +44,7 @@ float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = m
 float vk_ldn_x(uint vk_i) { float vk_x = b_x[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_w1(uint vk_i) { float vk_x = b_w1[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_b1(uint vk_i) { float vk_x = b_b1[vk_i]; return vyre_canon(vk_x); }
-void vk_st_Z_Z_mlp_4x_leaky_sq_hidden(uint vk_i, float vk_v) { if (vk_i < uint(b_Z_Z_mlp_4x_leaky_sq_hidden.length())) b_Z_Z_mlp_4x_leaky_sq_hidden[vk_i] = vyre_canon(vk_v); }
+void vk_stn_Z_Z_mlp_4x_leaky_sq_hidden(uint vk_i, float vk_v) { b_Z_Z_mlp_4x_leaky_sq_hidden[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::mlp_4x_leaky_sq::hidden_projection
@@ -76,7 +76,7 @@ void main() {
                         }
                     }
                     float v_lk = vyre_fmax(vyre_fmul(0.5, v_h), v_h);
-                    vk_st_Z_Z_mlp_4x_leaky_sq_hidden(v_j, vyre_fmul(v_lk, v_lk));
+                    vk_stn_Z_Z_mlp_4x_leaky_sq_hidden(v_j, vyre_fmul(v_lk, v_lk));
                 }
             }
         }

@@ -39,7 +39,7 @@ float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = m
 float vk_ldn_w2(uint vk_i) { float vk_x = b_w2[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_b2(uint vk_i) { float vk_x = b_b2[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_Z_Z_mlp_4x_leaky_sq_hidden(uint vk_i) { float vk_x = b_Z_Z_mlp_4x_leaky_sq_hidden[vk_i]; return vyre_canon(vk_x); }
-void vk_st_out(uint vk_i, float vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vyre_canon(vk_v); }
+void vk_stn_out(uint vk_i, float vk_v) { b_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::mlp_4x_leaky_sq::output_projection
@@ -70,7 +70,7 @@ void main() {
                             v_out_acc = vyre_canon(v_out_acc);
                         }
                     }
-                    vk_st_out(v_i, v_out_acc);
+                    vk_stn_out(v_i, v_out_acc);
                 }
             }
         }

@@ -49,8 +49,8 @@ float vk_ldn_w1(uint vk_i) { float vk_x = b_w1[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_b1(uint vk_i) { float vk_x = b_b1[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_w2(uint vk_i) { float vk_x = b_w2[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_grad_out(uint vk_i) { float vk_x = b_grad_out[vk_i]; return vyre_canon(vk_x); }
-void vk_st_opt_fiss_d_act_0(uint vk_i, float vk_v) { if (vk_i < uint(b_opt_fiss_d_act_0.length())) b_opt_fiss_d_act_0[vk_i] = vyre_canon(vk_v); }
-void vk_st_opt_fiss_gh_act_1(uint vk_i, float vk_v) { if (vk_i < uint(b_opt_fiss_gh_act_1.length())) b_opt_fiss_gh_act_1[vk_i] = vyre_canon(vk_v); }
+void vk_stn_opt_fiss_d_act_0(uint vk_i, float vk_v) { b_opt_fiss_d_act_0[vk_i] = vyre_canon(vk_v); }
+void vk_stn_opt_fiss_gh_act_1(uint vk_i, float vk_v) { b_opt_fiss_gh_act_1[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -82,7 +82,7 @@ void main() {
                             }
                         }
                         float v_d_act = vyre_fmax(vyre_fmul(0.5, v_h_acc), vyre_fmul(2.0, v_h_acc));
-                        vk_st_opt_fiss_d_act_0(gl_GlobalInvocationID.x, v_d_act);
+                        vk_stn_opt_fiss_d_act_0(gl_GlobalInvocationID.x, v_d_act);
                     } else {
                         uint v_j = (gl_GlobalInvocationID.x - 2u);
                         float v_gh_act = 0.0;
@@ -108,7 +108,7 @@ void main() {
                                 v_gh_act = vyre_canon(v_gh_act);
                             }
                         }
-                        vk_st_opt_fiss_gh_act_1(gl_GlobalInvocationID.x, v_gh_act);
+                        vk_stn_opt_fiss_gh_act_1(gl_GlobalInvocationID.x, v_gh_act);
                     }
                 }
             }

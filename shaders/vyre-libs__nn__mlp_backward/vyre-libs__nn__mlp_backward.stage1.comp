@@ -28,7 +28,7 @@ float vyre_fmul(float a, float b) {
 
 float vk_ldn_opt_fiss_d_act_0(uint vk_i) { float vk_x = b_opt_fiss_d_act_0[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_opt_fiss_gh_act_1(uint vk_i) { float vk_x = b_opt_fiss_gh_act_1[vk_i]; return vyre_canon(vk_x); }
-void vk_st_opt_hoist_gh_0(uint vk_i, float vk_v) { if (vk_i < uint(b_opt_hoist_gh_0.length())) b_opt_hoist_gh_0[vk_i] = vyre_canon(vk_v); }
+void vk_stn_opt_hoist_gh_0(uint vk_i, float vk_v) { b_opt_hoist_gh_0[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -125,7 +125,7 @@ void main() {
                                     float v_d_act = vk_ldn_opt_fiss_d_act_0(v_co_g2);
                                     float v_gh_act = vk_ldn_opt_fiss_gh_act_1((v_co_g2 + 2u));
                                     float v_gh = vyre_fmul(v_gh_act, v_d_act);
-                                    vk_st_opt_hoist_gh_0(v_co_g2, v_gh);
+                                    vk_stn_opt_hoist_gh_0(v_co_g2, v_gh);
                                 }
                             }
                         }

@@ -40,7 +40,7 @@ uint vyre_sp_state;  // the smallest exponent field a speculative chain produced
 float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = min(vyre_sp_state, floatBitsToUint(r) & 0x7F800000u); return r; }
 
 float vk_ldn_w1(uint vk_i) { float vk_x = b_w1[vk_i]; return vyre_canon(vk_x); }
-void vk_st_grad_x(uint vk_i, float vk_v) { if (vk_i < uint(b_grad_x.length())) b_grad_x[vk_i] = vyre_canon(vk_v); }
+void vk_stn_grad_x(uint vk_i, float vk_v) { b_grad_x[vk_i] = vyre_canon(vk_v); }
 float vk_ldn_opt_hoist_gh_0(uint vk_i) { float vk_x = b_opt_hoist_gh_0[vk_i]; return vyre_canon(vk_x); }
 
 void main() {
@@ -75,7 +75,7 @@ void main() {
                             v_gx = vyre_canon(v_gx);
                         }
                     }
-                    vk_st_grad_x(v_i, v_gx);
+                    vk_stn_grad_x(v_i, v_gx);
                 }
             }
         }

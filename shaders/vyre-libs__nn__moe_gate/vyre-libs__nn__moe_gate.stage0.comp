@@ -151,12 +151,13 @@ float vyre_sp_sub(float a, float b) { precise float r = a - b; vyre_sp_state = m
 float vk_ld_scores(uint vk_i) { uint vk_n = uint(b_scores.length()); float vk_x = b_scores[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 float vk_ldn_scores(uint vk_i) { float vk_x = b_scores[vk_i]; return vyre_canon(vk_x); }
 uint vk_ldn_indices(uint vk_i) { uint vk_x = b_indices[vk_i]; return vk_x; }
-void vk_st_indices(uint vk_i, uint vk_v) { if (vk_i < uint(b_indices.length())) b_indices[vk_i] = vk_v; }
-void vk_st_weights(uint vk_i, float vk_v) { if (vk_i < uint(b_weights.length())) b_weights[vk_i] = vyre_canon(vk_v); }
+void vk_stn_indices(uint vk_i, uint vk_v) { b_indices[vk_i] = vk_v; }
+void vk_stn_weights(uint vk_i, float vk_v) { b_weights[vk_i] = vyre_canon(vk_v); }
 float vk_ldn_Z_Z_moe_gate_scores_scratch(uint vk_i) { float vk_x = b_Z_Z_moe_gate_scores_scratch[vk_i]; return vk_x; }
-void vk_st_Z_Z_moe_gate_scores_scratch(uint vk_i, float vk_v) { if (vk_i < 8u) b_Z_Z_moe_gate_scores_scratch[vk_i] = vyre_canon(vk_v); }
+void vk_stnc_Z_Z_moe_gate_scores_scratch(uint vk_i, float vk_v) { b_Z_Z_moe_gate_scores_scratch[vk_i] = vk_v; }
+void vk_stc_Z_Z_moe_gate_scores_scratch(uint vk_i, float vk_v) { if (vk_i < 8u) b_Z_Z_moe_gate_scores_scratch[vk_i] = vk_v; }
 float vk_ldn_Z_Z_moe_gate_stats(uint vk_i) { float vk_x = b_Z_Z_moe_gate_stats[vk_i]; return vk_x; }
-void vk_st_Z_Z_moe_gate_stats(uint vk_i, float vk_v) { if (vk_i < 2u) b_Z_Z_moe_gate_stats[vk_i] = vyre_canon(vk_v); }
+void vk_stn_Z_Z_moe_gate_stats(uint vk_i, float vk_v) { b_Z_Z_moe_gate_stats[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     for (uint vk_z = gl_LocalInvocationIndex; vk_z < 8u; vk_z += 1u) { b_Z_Z_moe_gate_scores_scratch[vk_z] = 0.0; }
@@ -168,7 +169,7 @@ void main() {
                 float v_max_score = (-3.4028234663852886e+38);
                 for (uint v_i = 0u, vk_end1 = 8u; v_i < vk_end1; v_i++) {
                     float v_score = vk_ldn_scores(v_i);
-                    vk_st_Z_Z_moe_gate_scores_scratch(v_i, v_score);
+                    vk_stnc_Z_Z_moe_gate_scores_scratch(v_i, v_score);
                     v_max_score = vyre_fmax(v_max_score, v_score);
                 }
                 float v_sum_exp = 0.0;
@@ -193,8 +194,8 @@ void main() {
                         v_sum_exp = vyre_canon(v_sum_exp);
                     }
                 }
-                vk_st_Z_Z_moe_gate_stats(0u, v_max_score);
-                vk_st_Z_Z_moe_gate_stats(1u, v_sum_exp);
+                vk_stn_Z_Z_moe_gate_stats(0u, v_max_score);
+                vk_stn_Z_Z_moe_gate_stats(1u, v_sum_exp);
             }
             {  // region vyre-primitives::nn::quest_select_top_k
                 for (uint v_j = 0u, vk_end6 = 2u; v_j < vk_end6; v_j++) {
@@ -207,8 +208,8 @@ void main() {
                             v_best_idx = v_q;
                         }
                     }
-                    vk_st_indices(v_j, v_best_idx);
-                    vk_st_Z_Z_moe_gate_scores_scratch(v_best_idx, (-3.4028234663852886e+38));
+                    vk_stn_indices(v_j, v_best_idx);
+                    vk_stc_Z_Z_moe_gate_scores_scratch(v_best_idx, (-3.4028234663852886e+38));
                 }
             }
             {  // region vyre-libs::nn::moe_gate::weight_write
@@ -221,7 +222,7 @@ void main() {
                         vyre_sp_state = 0x7F800000u;
                         float vk_spv9 = vyre_fdiv(vyre_canon(vyre_exp(vyre_sp_sub(v_best_score, v_max_score))), v_sum_exp);
                         if (vyre_sp_state == 0u) { vk_spv9 = vyre_fdiv(vyre_canon(vyre_exp(vyre_fsub(v_best_score, v_max_score))), v_sum_exp); }  // a zero or subnormal: exactly
-                        vk_st_weights(v_j, vk_spv9);
+                        vk_stn_weights(v_j, vk_spv9);
                     }
                 }
             }

@@ -115,8 +115,8 @@ uint vyre_sp_state;  // the smallest exponent field a speculative chain produced
 float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = min(vyre_sp_state, floatBitsToUint(r) & 0x7F800000u); return r; }
 
 float vk_ldn_scores(uint vk_i) { float vk_x = b_scores[vk_i]; return vyre_canon(vk_x); }
-void vk_st_Z_Z_moe_gate_scores_scratch(uint vk_i, float vk_v) { if (vk_i < uint(b_Z_Z_moe_gate_scores_scratch.length())) b_Z_Z_moe_gate_scores_scratch[vk_i] = vyre_canon(vk_v); }
-void vk_st_Z_Z_moe_gate_stats(uint vk_i, float vk_v) { if (vk_i < uint(b_Z_Z_moe_gate_stats.length())) b_Z_Z_moe_gate_stats[vk_i] = vyre_canon(vk_v); }
+void vk_stnc_Z_Z_moe_gate_scores_scratch(uint vk_i, float vk_v) { b_Z_Z_moe_gate_scores_scratch[vk_i] = vk_v; }
+void vk_stn_Z_Z_moe_gate_stats(uint vk_i, float vk_v) { b_Z_Z_moe_gate_stats[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -126,7 +126,7 @@ void main() {
                     float v_max_score = (-3.4028234663852886e+38);
                     for (uint v_i = 0u, vk_end1 = 8u; v_i < vk_end1; v_i++) {
                         float v_score = vk_ldn_scores(v_i);
-                        vk_st_Z_Z_moe_gate_scores_scratch(v_i, v_score);
+                        vk_stnc_Z_Z_moe_gate_scores_scratch(v_i, v_score);
                         v_max_score = vyre_fmax(v_max_score, v_score);
                     }
                     float v_sum_exp = 0.0;
@@ -151,8 +151,8 @@ void main() {
                             v_sum_exp = vyre_canon(v_sum_exp);
                         }
                     }
-                    vk_st_Z_Z_moe_gate_stats(0u, v_max_score);
-                    vk_st_Z_Z_moe_gate_stats(1u, v_sum_exp);
+                    vk_stn_Z_Z_moe_gate_stats(0u, v_max_score);
+                    vk_stn_Z_Z_moe_gate_stats(1u, v_sum_exp);
                 }
             }
         }

@@ -139,7 +139,7 @@ float vyre_sp_sub(float a, float b) { precise float r = a - b; vyre_sp_state = m
 float vk_ld_scores(uint vk_i) { uint vk_n = uint(b_scores.length()); float vk_x = b_scores[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 uint vk_ldn_indices(uint vk_i) { uint vk_x = b_indices[vk_i]; return vk_x; }
 float vk_ldn_Z_Z_moe_gate_stats(uint vk_i) { float vk_x = b_Z_Z_moe_gate_stats[vk_i]; return vyre_canon(vk_x); }
-void vk_st_weights(uint vk_i, float vk_v) { if (vk_i < uint(b_weights.length())) b_weights[vk_i] = vyre_canon(vk_v); }
+void vk_stn_weights(uint vk_i, float vk_v) { b_weights[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -155,7 +155,7 @@ void main() {
                             vyre_sp_state = 0x7F800000u;
                             float vk_spv2 = vyre_fdiv(vyre_canon(vyre_exp(vyre_sp_sub(v_best_score, v_max_score))), v_sum_exp);
                             if (vyre_sp_state == 0u) { vk_spv2 = vyre_fdiv(vyre_canon(vyre_exp(vyre_fsub(v_best_score, v_max_score))), v_sum_exp); }  // a zero or subnormal: exactly
-                            vk_st_weights(v_j, vk_spv2);
+                            vk_stn_weights(v_j, vk_spv2);
                         }
                     }
                 }

@@ -34,7 +34,7 @@ float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = m
 float vk_ldn_x(uint vk_i) { float vk_x = b_x[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_attn(uint vk_i) { float vk_x = b_attn[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_mlp(uint vk_i) { float vk_x = b_mlp[vk_i]; return vyre_canon(vk_x); }
-void vk_st_out(uint vk_i, float vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vyre_canon(vk_v); }
+void vk_stn_out(uint vk_i, float vk_v) { b_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -142,7 +142,7 @@ void main() {
                                         vyre_sp_state = 0x7F800000u;
                                         float vk_spv6 = vyre_sp_add(vyre_sp_add(vk_ldn_x(v_i), vk_ldn_attn(v_i)), vk_ldn_mlp(v_i));
                                         if (vyre_sp_state == 0u) { vk_spv6 = vyre_fadd(vyre_fadd(vk_ldn_x(v_i), vk_ldn_attn(v_i)), vk_ldn_mlp(v_i)); }  // a zero or subnormal: exactly
-                                        vk_st_out(v_i, vk_spv6);
+                                        vk_stn_out(v_i, vk_spv6);
                                     }
                                 }
                             }

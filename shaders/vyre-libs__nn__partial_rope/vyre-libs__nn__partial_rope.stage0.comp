@@ -56,7 +56,7 @@ float vk_ld_input(uint vk_i) { uint vk_n = uint(b_input.length()); float vk_x = 
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
 float vk_ld_cos(uint vk_i) { uint vk_n = uint(b_cos.length()); float vk_x = b_cos[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 float vk_ld_sin(uint vk_i) { uint vk_n = uint(b_sin.length()); float vk_x = b_sin[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -192,7 +192,7 @@ void main() {
                                         vyre_sp_state = 0x7F800000u;
                                         float vk_spv6 = vyre_select((v_cse_0 < 2u), vyre_select((v_cse_1 == 0u), vyre_sp_sub(vyre_sp_mul(v_cse_2, v_cse_3), vyre_sp_mul(v_cse_4, v_cse_5)), vyre_sp_add(vyre_sp_mul(v_cse_2, v_cse_5), vyre_sp_mul(v_cse_4, v_cse_3))), vk_ldn_input(v_i));
                                         if (vyre_sp_state == 0u) { vk_spv6 = vyre_select((v_cse_0 < 2u), vyre_select((v_cse_1 == 0u), vyre_fsub(vyre_fmul(v_cse_2, v_cse_3), vyre_fmul(v_cse_4, v_cse_5)), vyre_fadd(vyre_fmul(v_cse_2, v_cse_5), vyre_fmul(v_cse_4, v_cse_3))), vk_ldn_input(v_i)); }  // a zero or subnormal: exactly
-                                        vk_st_output(v_i, vk_spv6);
+                                        vk_stn_output(v_i, vk_spv6);
                                     }
                                 }
                             }

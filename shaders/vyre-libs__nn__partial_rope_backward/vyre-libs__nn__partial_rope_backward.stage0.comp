@@ -50,7 +50,8 @@ float vyre_sp_mul(float a, float b) { precise float r = a * b; vyre_sp_state = m
 float vk_ldn_grad_out(uint vk_i) { float vk_x = b_grad_out[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_cos(uint vk_i) { float vk_x = b_cos[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_sin(uint vk_i) { float vk_x = b_sin[vk_i]; return vyre_canon(vk_x); }
-void vk_st_grad_in(uint vk_i, float vk_v) { if (vk_i < uint(b_grad_in.length())) b_grad_in[vk_i] = vyre_canon(vk_v); }
+void vk_stnc_grad_in(uint vk_i, float vk_v) { b_grad_in[vk_i] = vk_v; }
+void vk_stn_grad_in(uint vk_i, float vk_v) { b_grad_in[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -207,11 +208,11 @@ void main() {
                                             vyre_sp_state = 0x7F800000u;
                                             float vk_spv6 = vyre_sp_add(vyre_sp_mul(vyre_sp_add(vyre_sp_mul(v_cse_1, v_cse_2), vyre_sp_mul(v_cse_3, v_cse_4)), vyre_sp_sub(1.0, v_cse_5)), vyre_sp_mul(vyre_sp_add(vyre_sp_mul(vyre_canon(-(v_cse_1)), v_cse_4), vyre_sp_mul(v_cse_3, v_cse_2)), v_cse_5));
                                             if (vyre_sp_state == 0u) { vk_spv6 = vyre_fadd(vyre_fmul(vyre_fadd(vyre_fmul(v_cse_1, v_cse_2), vyre_fmul(v_cse_3, v_cse_4)), vyre_fsub(1.0, v_cse_5)), vyre_fmul(vyre_fadd(vyre_fmul(vyre_canon(-(v_cse_1)), v_cse_4), vyre_fmul(v_cse_3, v_cse_2)), v_cse_5)); }  // a zero or subnormal: exactly
-                                            vk_st_grad_in(v_i, vk_spv6);
+                                            vk_stn_grad_in(v_i, vk_spv6);
                                         }
                                     }
                                     if (v_cse_0 >= 2u) {
-                                        vk_st_grad_in(v_i, vk_ldn_grad_out(v_i));
+                                        vk_stnc_grad_in(v_i, vk_ldn_grad_out(v_i));
                                     }
                                 }
                             }

@@ -28,7 +28,7 @@ float vyre_fmul(float a, float b) {
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
 float vk_ldn_q_in(uint vk_i) { float vk_x = b_q_in[vk_i]; return vyre_canon(vk_x); }
-void vk_st_q_out(uint vk_i, float vk_v) { if (vk_i < uint(b_q_out.length())) b_q_out[vk_i] = vyre_canon(vk_v); }
+void vk_stn_q_out(uint vk_i, float vk_v) { b_q_out[vk_i] = vyre_canon(vk_v); }
 float vk_ldn_gain(uint vk_i) { float vk_x = b_gain[vk_i]; return vyre_canon(vk_x); }
 
 void main() {
@@ -111,7 +111,7 @@ void main() {
                             {  // region vyre-libs::nn::qk_gain
                                 uint v_i = v_co_g2;
                                 if (v_i < 4u) {
-                                    vk_st_q_out(v_i, vyre_fmul(vk_ldn_q_in(v_i), vk_ldn_gain(vyre_div_u32(v_i, 2u))));
+                                    vk_stn_q_out(v_i, vyre_fmul(vk_ldn_q_in(v_i), vk_ldn_gain(vyre_div_u32(v_i, 2u))));
                                 }
                             }
                         }

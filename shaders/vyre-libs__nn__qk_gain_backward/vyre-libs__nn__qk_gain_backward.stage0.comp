@@ -29,7 +29,7 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
 float vk_ldn_gain(uint vk_i) { float vk_x = b_gain[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_grad_out(uint vk_i) { float vk_x = b_grad_out[vk_i]; return vyre_canon(vk_x); }
-void vk_st_grad_q(uint vk_i, float vk_v) { if (vk_i < uint(b_grad_q.length())) b_grad_q[vk_i] = vyre_canon(vk_v); }
+void vk_stn_grad_q(uint vk_i, float vk_v) { b_grad_q[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -111,7 +111,7 @@ void main() {
                             {  // region vyre-libs::nn::qk_gain_backward
                                 uint v_i = v_co_g2;
                                 if (v_i < 4u) {
-                                    vk_st_grad_q(v_i, vyre_fmul(vk_ldn_grad_out(v_i), vk_ldn_gain(vyre_div_u32(v_i, 2u))));
+                                    vk_stn_grad_q(v_i, vyre_fmul(vk_ldn_grad_out(v_i), vk_ldn_gain(vyre_div_u32(v_i, 2u))));
                                 }
                             }
                         }

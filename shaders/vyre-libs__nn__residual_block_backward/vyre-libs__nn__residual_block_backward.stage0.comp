@@ -22,9 +22,9 @@ float vyre_canon(float x) {
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
 float vk_ldn_grad_out(uint vk_i) { float vk_x = b_grad_out[vk_i]; return vyre_canon(vk_x); }
-void vk_st_grad_x(uint vk_i, float vk_v) { if (vk_i < uint(b_grad_x.length())) b_grad_x[vk_i] = vyre_canon(vk_v); }
-void vk_st_grad_attn(uint vk_i, float vk_v) { if (vk_i < uint(b_grad_attn.length())) b_grad_attn[vk_i] = vyre_canon(vk_v); }
-void vk_st_grad_mlp(uint vk_i, float vk_v) { if (vk_i < uint(b_grad_mlp.length())) b_grad_mlp[vk_i] = vyre_canon(vk_v); }
+void vk_stnc_grad_x(uint vk_i, float vk_v) { b_grad_x[vk_i] = vk_v; }
+void vk_stnc_grad_attn(uint vk_i, float vk_v) { b_grad_attn[vk_i] = vk_v; }
+void vk_stnc_grad_mlp(uint vk_i, float vk_v) { b_grad_mlp[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -137,9 +137,9 @@ void main() {
                                 uint v_i = v_co_g2;
                                 if (v_i < 4u) {
                                     float v_cse_0 = vk_ldn_grad_out(v_i);
-                                    vk_st_grad_x(v_i, v_cse_0);
-                                    vk_st_grad_attn(v_i, v_cse_0);
-                                    vk_st_grad_mlp(v_i, v_cse_0);
+                                    vk_stnc_grad_x(v_i, v_cse_0);
+                                    vk_stnc_grad_attn(v_i, v_cse_0);
+                                    vk_stnc_grad_mlp(v_i, v_cse_0);
                                 }
                             }
                         }

@@ -6,7 +6,7 @@ layout(local_size_x = 4, local_size_y = 1, local_size_z = 1) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer vk_buf_input { float b_input[]; };  // f32, ReadOnly
 layout(std430, set = 0, binding = 1) coherent buffer vk_buf_rms_scratch { float b_rms_scratch[]; };  // f32, ReadWrite
-layout(std430, set = 0, binding = 2) coherent buffer vk_buf_rms_scale { float b_rms_scale[]; };  // f32, ReadWrite
+layout(std430, set = 0, binding = 2) buffer vk_buf_rms_scale { float b_rms_scale[]; };  // f32, ReadWrite
 
 float vyre_canon(float x) {
     uint b = floatBitsToUint(x);
@@ -94,8 +94,8 @@ float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = m
 
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_rms_scratch(uint vk_i) { float vk_x = b_rms_scratch[vk_i]; return vyre_canon(vk_x); }
-void vk_st_rms_scratch(uint vk_i, float vk_v) { if (vk_i < uint(b_rms_scratch.length())) b_rms_scratch[vk_i] = vyre_canon(vk_v); }
-void vk_st_rms_scale(uint vk_i, float vk_v) { if (vk_i < uint(b_rms_scale.length())) b_rms_scale[vk_i] = vyre_canon(vk_v); }
+void vk_stn_rms_scratch(uint vk_i, float vk_v) { b_rms_scratch[vk_i] = vyre_canon(vk_v); }
+void vk_stn_rms_scale(uint vk_i, float vk_v) { b_rms_scale[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::rms_norm
@@ -112,7 +112,7 @@ void main() {
                             float vk_sv1_0 = v_local_sum;
                             for (uint v_chunk = vk_splo1, vk_end2 = vk_sppe1; v_chunk < vk_end2; v_chunk++) {
                                 uint v_idx = ((v_chunk * 4u) + v_local);
-                                if (v_idx < 4u) {
+                                {  // if: always true (value ranges)
                                     float v_cse_0 = vk_ldn_input(v_idx);
                                     v_local_sum = vyre_fadd(v_local_sum, vyre_fmul(v_cse_0, v_cse_0));
                                 }
@@ -120,7 +120,7 @@ void main() {
                             vyre_sp_state = 0x7F800000u;
                             for (uint v_chunk = vk_sppe1, vk_end3 = vk_sphi1; v_chunk < vk_end3; v_chunk++) {
                                 uint v_idx = ((v_chunk * 4u) + v_local);
-                                if (v_idx < 4u) {
+                                {  // if: always true (value ranges)
                                     float v_cse_0 = vk_ldn_input(v_idx);
                                     v_local_sum = vyre_sp_add(v_local_sum, vyre_fmul(v_cse_0, v_cse_0));
                                 }
@@ -129,7 +129,7 @@ void main() {
                                 v_local_sum = vk_sv1_0;
                                 for (uint v_chunk = vk_splo1, vk_end4 = vk_sphi1; v_chunk < vk_end4; v_chunk++) {
                                     uint v_idx = ((v_chunk * 4u) + v_local);
-                                    if (v_idx < 4u) {
+                                    {  // if: always true (value ranges)
                                         float v_cse_0 = vk_ldn_input(v_idx);
                                         v_local_sum = vyre_fadd(v_local_sum, vyre_fmul(v_cse_0, v_cse_0));
                                     }
@@ -138,7 +138,7 @@ void main() {
                                 v_local_sum = vyre_canon(v_local_sum);
                             }
                         }
-                        vk_st_rms_scratch(v_local, v_local_sum);
+                        vk_stn_rms_scratch(v_local, v_local_sum);
                     }
                 }
             }
@@ -152,14 +152,14 @@ void main() {
                     if (vyre_and(vyre_truthy(v_cse_1), vyre_truthy((v_local < 2u)))) {
                         uint v_cse_2 = (v_local + 2u);
                         {  // if: always true (value ranges)
-                            vk_st_rms_scratch(v_local, vyre_fadd(vk_ldn_rms_scratch(v_local), vk_ldn_rms_scratch(v_cse_2)));
+                            vk_stn_rms_scratch(v_local, vyre_fadd(vk_ldn_rms_scratch(v_local), vk_ldn_rms_scratch(v_cse_2)));
                         }
                     }
                     memoryBarrierBuffer(); barrier();
                     if (vyre_and(vyre_truthy(v_cse_1), vyre_truthy((v_local < 1u)))) {
                         uint v_cse_3 = (v_local + 1u);
                         {  // if: always true (value ranges)
-                            vk_st_rms_scratch(v_local, vyre_fadd(vk_ldn_rms_scratch(v_local), vk_ldn_rms_scratch(v_cse_3)));
+                            vk_stn_rms_scratch(v_local, vyre_fadd(vk_ldn_rms_scratch(v_local), vk_ldn_rms_scratch(v_cse_3)));
                         }
                     }
                 }
@@ -174,7 +174,7 @@ void main() {
                         vyre_sp_state = 0x7F800000u;
                         float vk_spv5 = vyre_rsqrt(vyre_sp_add(vyre_fdiv(vk_ldn_rms_scratch(0u), 4.0), 9.999999747378752e-06));
                         if (vyre_sp_state == 0u) { vk_spv5 = vyre_rsqrt(vyre_fadd(vyre_fdiv(vk_ldn_rms_scratch(0u), 4.0), 9.999999747378752e-06)); }  // a zero or subnormal: exactly
-                        vk_st_rms_scale(0u, vk_spv5);
+                        vk_stn_rms_scale(0u, vk_spv5);
                     }
                 }
             }

@@ -28,7 +28,7 @@ float vyre_fmul(float a, float b) {
 
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_rms_scale(uint vk_i) { float vk_x = b_rms_scale[vk_i]; return vyre_canon(vk_x); }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -115,7 +115,7 @@ void main() {
                                 uint v_idx = v_co_g2;
                                 {  // if: always true (value ranges)
                                     float v_scale = vk_ldn_rms_scale(0u);
-                                    vk_st_output(v_idx, vyre_fmul(vk_ldn_input(v_idx), v_scale));
+                                    vk_stn_output(v_idx, vyre_fmul(vk_ldn_input(v_idx), v_scale));
                                 }
                             }
                         }

@@ -7,7 +7,7 @@ layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 layout(std430, set = 0, binding = 0) readonly buffer vk_buf_input { float b_input[]; };  // f32, ReadOnly
 layout(std430, set = 0, binding = 1) readonly buffer vk_buf_w { float b_w[]; };  // f32, ReadOnly
 layout(std430, set = 0, binding = 2) readonly buffer vk_buf_b { float b_b[]; };  // f32, ReadOnly
-layout(std430, set = 0, binding = 4) coherent buffer vk_buf_out { float b_out[]; };  // f32, ReadWrite
+layout(std430, set = 0, binding = 4) buffer vk_buf_out { float b_out[]; };  // f32, ReadWrite
 shared float b_inv_rms[1];  // f32, workgroup
 
 float vyre_canon(float x) {
@@ -95,8 +95,8 @@ float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk
 float vk_ldn_w(uint vk_i) { float vk_x = b_w[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_b(uint vk_i) { float vk_x = b_b[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_inv_rms(uint vk_i) { float vk_x = b_inv_rms[vk_i]; return vk_x; }
-void vk_st_inv_rms(uint vk_i, float vk_v) { if (vk_i < 1u) b_inv_rms[vk_i] = vyre_canon(vk_v); }
-void vk_st_out(uint vk_i, float vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vyre_canon(vk_v); }
+void vk_stn_inv_rms(uint vk_i, float vk_v) { b_inv_rms[vk_i] = vyre_canon(vk_v); }
+void vk_stn_out(uint vk_i, float vk_v) { b_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     for (uint vk_z = gl_LocalInvocationIndex; vk_z < 1u; vk_z += 64u) { b_inv_rms[vk_z] = 0.0; }
@@ -133,10 +133,10 @@ void main() {
                 vyre_sp_state = 0x7F800000u;
                 float vk_spv5 = vyre_rsqrt(vyre_sp_add(vyre_fdiv(v_sum_sq, 4.0), 9.999999747378752e-06));
                 if (vyre_sp_state == 0u) { vk_spv5 = vyre_rsqrt(vyre_fadd(vyre_fdiv(v_sum_sq, 4.0), 9.999999747378752e-06)); }  // a zero or subnormal: exactly
-                vk_st_inv_rms(0u, vk_spv5);
+                vk_stn_inv_rms(0u, vk_spv5);
             }
         }
-        memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+        memoryBarrierShared(); barrier();
         if (v_lane < 4u) {
             float v_acc = vk_ldn_b(v_lane);
             float v_scale = vk_ldn_inv_rms(0u);
@@ -161,7 +161,7 @@ void main() {
                     v_acc = vyre_canon(v_acc);
                 }
             }
-            vk_st_out(v_lane, v_acc);
+            vk_stn_out(v_lane, v_acc);
         }
     }
 }

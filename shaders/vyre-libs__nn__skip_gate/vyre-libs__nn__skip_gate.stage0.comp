@@ -160,7 +160,7 @@ float vyre_fdiv(float a, float b) {
 float vk_ldn_gate(uint vk_i) { float vk_x = b_gate[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_branch(uint vk_i) { float vk_x = b_branch[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_skip(uint vk_i) { float vk_x = b_skip[vk_i]; return vyre_canon(vk_x); }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -249,7 +249,7 @@ void main() {
                                 uint v_i = v_co_g2;
                                 if (v_i < 2u) {
                                     float v_cse_0 = vyre_fadd(vyre_fmul(vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(vyre_exp(vyre_canon(-(vk_ldn_gate(v_i))))))), vk_ldn_branch(v_i)), vyre_fmul(vyre_fsub(1.0, vyre_fdiv(1.0, vyre_fadd(1.0, vyre_canon(vyre_exp(vyre_canon(-(vk_ldn_gate(v_i)))))))), vk_ldn_skip(v_i)));
-                                    vk_st_output(v_i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_cse_0) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_cse_0));
+                                    vk_stn_output(v_i, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(v_cse_0) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, v_cse_0));
                                 }
                             }
                         }

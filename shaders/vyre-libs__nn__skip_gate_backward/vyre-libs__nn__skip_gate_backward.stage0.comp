@@ -162,7 +162,7 @@ float vk_ldn_gate(uint vk_i) { float vk_x = b_gate[vk_i]; return vyre_canon(vk_x
 float vk_ldn_branch(uint vk_i) { float vk_x = b_branch[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_skip(uint vk_i) { float vk_x = b_skip[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_grad_out(uint vk_i) { float vk_x = b_grad_out[vk_i]; return vyre_canon(vk_x); }
-void vk_st_grad_gate(uint vk_i, float vk_v) { if (vk_i < uint(b_grad_gate.length())) b_grad_gate[vk_i] = vyre_canon(vk_v); }
+void vk_stn_grad_gate(uint vk_i, float vk_v) { b_grad_gate[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -276,7 +276,7 @@ void main() {
                                         vyre_sp_state = 0x7F800000u;
                                         float vk_spv6 = vyre_sp_mul(vk_ldn_grad_out(v_i), vyre_sp_mul(vyre_sp_mul(v_cse_0, vyre_sp_sub(1.0, v_cse_0)), vyre_sp_sub(vk_ldn_branch(v_i), vk_ldn_skip(v_i))));
                                         if (vyre_sp_state == 0u) { vk_spv6 = vyre_fmul(vk_ldn_grad_out(v_i), vyre_fmul(vyre_fmul(v_cse_0, vyre_fsub(1.0, v_cse_0)), vyre_fsub(vk_ldn_branch(v_i), vk_ldn_skip(v_i)))); }  // a zero or subnormal: exactly
-                                        vk_st_grad_gate(v_i, vk_spv6);
+                                        vk_stn_grad_gate(v_i, vk_spv6);
                                     }
                                 }
                             }

@@ -20,7 +20,7 @@ bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
-void vk_st_softmax_scratch(uint vk_i, float vk_v) { if (vk_i < uint(b_softmax_scratch.length())) b_softmax_scratch[vk_i] = vyre_canon(vk_v); }
+void vk_stn_softmax_scratch(uint vk_i, float vk_v) { b_softmax_scratch[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -36,7 +36,7 @@ void main() {
                             v_local_max = vyre_select((v_cse_0 > v_local_max), v_cse_0, v_local_max);
                         }
                     }
-                    vk_st_softmax_scratch(v_local, v_local_max);
+                    vk_stn_softmax_scratch(v_local, v_local_max);
                 }
             }
         }

@@ -106,7 +106,7 @@ float vyre_exp(float x) {
 
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_softmax_max(uint vk_i) { float vk_x = b_softmax_max[vk_i]; return vyre_canon(vk_x); }
-void vk_st_opt_map_m0(uint vk_i, float vk_v) { if (vk_i < uint(b_opt_map_m0.length())) b_opt_map_m0[vk_i] = vyre_canon(vk_v); }
+void vk_stn_opt_map_m0(uint vk_i, float vk_v) { b_opt_map_m0[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -170,7 +170,7 @@ void main() {
                     {  // region vyre_vk.opt.spread
                         uint v_idx = v_co_g2;
                         if (v_idx < 4u) {
-                            vk_st_opt_map_m0(v_idx, vyre_canon(vyre_exp(vyre_fsub(vk_ldn_input(v_idx), vk_ldn_softmax_max(0u)))));
+                            vk_stn_opt_map_m0(v_idx, vyre_canon(vyre_exp(vyre_fsub(vk_ldn_input(v_idx), vk_ldn_softmax_max(0u)))));
                         }
                     }
                 }

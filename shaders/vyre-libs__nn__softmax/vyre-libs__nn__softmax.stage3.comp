@@ -26,7 +26,7 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 uint vyre_sp_state;  // the smallest exponent field a speculative chain produced
 float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = min(vyre_sp_state, floatBitsToUint(r) & 0x7F800000u); return r; }
 
-void vk_st_softmax_scratch(uint vk_i, float vk_v) { if (vk_i < uint(b_softmax_scratch.length())) b_softmax_scratch[vk_i] = vyre_canon(vk_v); }
+void vk_stn_softmax_scratch(uint vk_i, float vk_v) { b_softmax_scratch[vk_i] = vyre_canon(vk_v); }
 float vk_ldn_opt_map_m0(uint vk_i) { float vk_x = b_opt_map_m0[vk_i]; return vyre_canon(vk_x); }
 
 void main() {
@@ -66,7 +66,7 @@ void main() {
                             v_local_sum = vyre_canon(v_local_sum);
                         }
                     }
-                    vk_st_softmax_scratch(v_local, v_local_sum);
+                    vk_stn_softmax_scratch(v_local, v_local_sum);
                 }
             }
         }

@@ -26,7 +26,7 @@ bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
 float vk_ldn_softmax_scratch(uint vk_i) { float vk_x = b_softmax_scratch[vk_i]; return vyre_canon(vk_x); }
-void vk_st_softmax_scratch(uint vk_i, float vk_v) { if (vk_i < uint(b_softmax_scratch.length())) b_softmax_scratch[vk_i] = vyre_canon(vk_v); }
+void vk_stn_softmax_scratch(uint vk_i, float vk_v) { b_softmax_scratch[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre-libs::nn::softmax
@@ -36,56 +36,56 @@ void main() {
             if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 128u)))) {
                 uint v_cse_1 = (v_local + 128u);
                 {  // if: always true (value ranges)
-                    vk_st_softmax_scratch(v_local, vyre_fadd(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_1)));
+                    vk_stn_softmax_scratch(v_local, vyre_fadd(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_1)));
                 }
             }
             memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 64u)))) {
                 uint v_cse_2 = (v_local + 64u);
                 {  // if: always true (value ranges)
-                    vk_st_softmax_scratch(v_local, vyre_fadd(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_2)));
+                    vk_stn_softmax_scratch(v_local, vyre_fadd(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_2)));
                 }
             }
             memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 32u)))) {
                 uint v_cse_3 = (v_local + 32u);
                 {  // if: always true (value ranges)
-                    vk_st_softmax_scratch(v_local, vyre_fadd(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_3)));
+                    vk_stn_softmax_scratch(v_local, vyre_fadd(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_3)));
                 }
             }
             memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 16u)))) {
                 uint v_cse_4 = (v_local + 16u);
                 {  // if: always true (value ranges)
-                    vk_st_softmax_scratch(v_local, vyre_fadd(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_4)));
+                    vk_stn_softmax_scratch(v_local, vyre_fadd(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_4)));
                 }
             }
             memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 8u)))) {
                 uint v_cse_5 = (v_local + 8u);
                 {  // if: always true (value ranges)
-                    vk_st_softmax_scratch(v_local, vyre_fadd(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_5)));
+                    vk_stn_softmax_scratch(v_local, vyre_fadd(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_5)));
                 }
             }
             memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 4u)))) {
                 uint v_cse_6 = (v_local + 4u);
                 {  // if: always true (value ranges)
-                    vk_st_softmax_scratch(v_local, vyre_fadd(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_6)));
+                    vk_stn_softmax_scratch(v_local, vyre_fadd(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_6)));
                 }
             }
             memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 2u)))) {
                 uint v_cse_7 = (v_local + 2u);
                 {  // if: always true (value ranges)
-                    vk_st_softmax_scratch(v_local, vyre_fadd(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_7)));
+                    vk_stn_softmax_scratch(v_local, vyre_fadd(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_7)));
                 }
             }
             memoryBarrierBuffer(); barrier();
             if (vyre_and(vyre_truthy(v_cse_0), vyre_truthy((v_local < 1u)))) {
                 uint v_cse_8 = (v_local + 1u);
                 {  // if: always true (value ranges)
-                    vk_st_softmax_scratch(v_local, vyre_fadd(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_8)));
+                    vk_stn_softmax_scratch(v_local, vyre_fadd(vk_ldn_softmax_scratch(v_local), vk_ldn_softmax_scratch(v_cse_8)));
                 }
             }
         }

@@ -141,7 +141,7 @@ float vyre_sp_sub(float a, float b) { precise float r = a - b; vyre_sp_state = m
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_softmax_scratch(uint vk_i) { float vk_x = b_softmax_scratch[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_softmax_max(uint vk_i) { float vk_x = b_softmax_max[vk_i]; return vyre_canon(vk_x); }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -239,7 +239,7 @@ void main() {
                                 vyre_sp_state = 0x7F800000u;
                                 float vk_spv6 = vyre_fdiv(vyre_canon(vyre_exp(vyre_sp_sub(vk_ldn_input(v_idx), v_max_val))), v_sum_val);
                                 if (vyre_sp_state == 0u) { vk_spv6 = vyre_fdiv(vyre_canon(vyre_exp(vyre_fsub(vk_ldn_input(v_idx), v_max_val))), v_sum_val); }  // a zero or subnormal: exactly
-                                vk_st_output(v_idx, vk_spv6);
+                                vk_stn_output(v_idx, vk_spv6);
                             }
                         }
                     }

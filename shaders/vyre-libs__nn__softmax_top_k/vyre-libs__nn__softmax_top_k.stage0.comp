@@ -145,10 +145,10 @@ float vyre_fdiv(float a, float b) {
 }
 
 float vk_ldn_scores(uint vk_i) { float vk_x = b_scores[vk_i]; return vyre_canon(vk_x); }
-void vk_st_indices(uint vk_i, uint vk_v) { if (vk_i < uint(b_indices.length())) b_indices[vk_i] = vk_v; }
-void vk_st_weights(uint vk_i, float vk_v) { if (vk_i < uint(b_weights.length())) b_weights[vk_i] = vyre_canon(vk_v); }
-void vk_st_best_vals(uint vk_i, float vk_v) { if (vk_i < uint(b_best_vals.length())) b_best_vals[vk_i] = vyre_canon(vk_v); }
-void vk_st_best_idxs(uint vk_i, uint vk_v) { if (vk_i < uint(b_best_idxs.length())) b_best_idxs[vk_i] = vk_v; }
+void vk_stn_indices(uint vk_i, uint vk_v) { b_indices[vk_i] = vk_v; }
+void vk_stn_weights(uint vk_i, float vk_v) { b_weights[vk_i] = vyre_canon(vk_v); }
+void vk_stn_best_vals(uint vk_i, float vk_v) { b_best_vals[vk_i] = vyre_canon(vk_v); }
+void vk_stn_best_idxs(uint vk_i, uint vk_v) { b_best_idxs[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -586,14 +586,14 @@ void main() {
                         }
                     }
                 }
-                vk_st_weights(0u, vyre_fdiv(v_pv_best_vals00, v_sum));
-                vk_st_indices(0u, v_pv_best_idxs02);
-                vk_st_weights(1u, vyre_fdiv(v_pv_best_vals11, v_sum));
-                vk_st_indices(1u, v_pv_best_idxs13);
-                vk_st_best_vals(0u, v_pv_best_vals00);
-                vk_st_best_vals(1u, v_pv_best_vals11);
-                vk_st_best_idxs(0u, v_pv_best_idxs02);
-                vk_st_best_idxs(1u, v_pv_best_idxs13);
+                vk_stn_weights(0u, vyre_fdiv(v_pv_best_vals00, v_sum));
+                vk_stn_indices(0u, v_pv_best_idxs02);
+                vk_stn_weights(1u, vyre_fdiv(v_pv_best_vals11, v_sum));
+                vk_stn_indices(1u, v_pv_best_idxs13);
+                vk_stn_best_vals(0u, v_pv_best_vals00);
+                vk_stn_best_vals(1u, v_pv_best_vals11);
+                vk_stn_best_idxs(0u, v_pv_best_idxs02);
+                vk_stn_best_idxs(1u, v_pv_best_idxs13);
             }
         }
     }

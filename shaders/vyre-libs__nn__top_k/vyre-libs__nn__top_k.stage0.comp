@@ -21,9 +21,9 @@ bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
-void vk_st_output(uint vk_i, uint vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vk_v; }
-void vk_st_best_vals(uint vk_i, float vk_v) { if (vk_i < uint(b_best_vals.length())) b_best_vals[vk_i] = vyre_canon(vk_v); }
-void vk_st_best_idxs(uint vk_i, uint vk_v) { if (vk_i < uint(b_best_idxs.length())) b_best_idxs[vk_i] = vk_v; }
+void vk_stn_output(uint vk_i, uint vk_v) { b_output[vk_i] = vk_v; }
+void vk_stnc_best_vals(uint vk_i, float vk_v) { b_best_vals[vk_i] = vk_v; }
+void vk_stn_best_idxs(uint vk_i, uint vk_v) { b_best_idxs[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -453,12 +453,12 @@ void main() {
                         }
                     }
                 }
-                vk_st_output(0u, v_pv_best_idxs02);
-                vk_st_output(1u, v_pv_best_idxs13);
-                vk_st_best_vals(0u, v_pv_best_vals00);
-                vk_st_best_vals(1u, v_pv_best_vals11);
-                vk_st_best_idxs(0u, v_pv_best_idxs02);
-                vk_st_best_idxs(1u, v_pv_best_idxs13);
+                vk_stn_output(0u, v_pv_best_idxs02);
+                vk_stn_output(1u, v_pv_best_idxs13);
+                vk_stnc_best_vals(0u, v_pv_best_vals00);
+                vk_stnc_best_vals(1u, v_pv_best_vals11);
+                vk_stn_best_idxs(0u, v_pv_best_idxs02);
+                vk_stn_best_idxs(1u, v_pv_best_idxs13);
             }
         }
     }

@@ -42,7 +42,7 @@ float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = m
 float vyre_sp_mul(float a, float b) { precise float r = a * b; vyre_sp_state = min(vyre_sp_state, floatBitsToUint(r) & 0x7F800000u); return r; }
 
 float vk_ldn_ema(uint vk_i) { float vk_x = b_ema[vk_i]; return vyre_canon(vk_x); }
-void vk_st_ema(uint vk_i, float vk_v) { if (vk_i < uint(b_ema.length())) b_ema[vk_i] = vyre_canon(vk_v); }
+void vk_stn_ema(uint vk_i, float vk_v) { b_ema[vk_i] = vyre_canon(vk_v); }
 float vk_ldn_theta(uint vk_i) { float vk_x = b_theta[vk_i]; return vyre_canon(vk_x); }
 
 void main() {
@@ -64,7 +64,7 @@ void main() {
                                     vyre_sp_state = 0x7F800000u;
                                     float vk_spv1 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_sp_add(vyre_sp_mul(0.8999999761581421, vk_ldn_ema(v_i)), v_cse_0)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_sp_add(vyre_sp_mul(0.8999999761581421, vk_ldn_ema(v_i)), v_cse_0));
                                     if (vyre_sp_state == 0u) { vk_spv1 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fmul(0.8999999761581421, vk_ldn_ema(v_i)), v_cse_0)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(0.8999999761581421, vk_ldn_ema(v_i)), v_cse_0)); }  // a zero or subnormal: exactly
-                                    vk_st_ema(v_i, vk_spv1);
+                                    vk_stn_ema(v_i, vk_spv1);
                                 }
                             }
                         }
@@ -84,7 +84,7 @@ void main() {
                                     vyre_sp_state = 0x7F800000u;
                                     float vk_spv2 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_sp_add(vyre_sp_mul(0.8999999761581421, vk_ldn_ema(v_i)), v_cse_0)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_sp_add(vyre_sp_mul(0.8999999761581421, vk_ldn_ema(v_i)), v_cse_0));
                                     if (vyre_sp_state == 0u) { vk_spv2 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fmul(0.8999999761581421, vk_ldn_ema(v_i)), v_cse_0)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(0.8999999761581421, vk_ldn_ema(v_i)), v_cse_0)); }  // a zero or subnormal: exactly
-                                    vk_st_ema(v_i, vk_spv2);
+                                    vk_stn_ema(v_i, vk_spv2);
                                 }
                             }
                         }
@@ -104,7 +104,7 @@ void main() {
                                     vyre_sp_state = 0x7F800000u;
                                     float vk_spv3 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_sp_add(vyre_sp_mul(0.8999999761581421, vk_ldn_ema(v_i)), v_cse_0)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_sp_add(vyre_sp_mul(0.8999999761581421, vk_ldn_ema(v_i)), v_cse_0));
                                     if (vyre_sp_state == 0u) { vk_spv3 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fmul(0.8999999761581421, vk_ldn_ema(v_i)), v_cse_0)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(0.8999999761581421, vk_ldn_ema(v_i)), v_cse_0)); }  // a zero or subnormal: exactly
-                                    vk_st_ema(v_i, vk_spv3);
+                                    vk_stn_ema(v_i, vk_spv3);
                                 }
                             }
                         }
@@ -124,7 +124,7 @@ void main() {
                                     vyre_sp_state = 0x7F800000u;
                                     float vk_spv4 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_sp_add(vyre_sp_mul(0.8999999761581421, vk_ldn_ema(v_i)), v_cse_0)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_sp_add(vyre_sp_mul(0.8999999761581421, vk_ldn_ema(v_i)), v_cse_0));
                                     if (vyre_sp_state == 0u) { vk_spv4 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fmul(0.8999999761581421, vk_ldn_ema(v_i)), v_cse_0)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(0.8999999761581421, vk_ldn_ema(v_i)), v_cse_0)); }  // a zero or subnormal: exactly
-                                    vk_st_ema(v_i, vk_spv4);
+                                    vk_stn_ema(v_i, vk_spv4);
                                 }
                             }
                         }
@@ -145,7 +145,7 @@ void main() {
                                         vyre_sp_state = 0x7F800000u;
                                         float vk_spv6 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_sp_add(vyre_sp_mul(0.8999999761581421, vk_ldn_ema(v_i)), v_cse_0)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_sp_add(vyre_sp_mul(0.8999999761581421, vk_ldn_ema(v_i)), v_cse_0));
                                         if (vyre_sp_state == 0u) { vk_spv6 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fmul(0.8999999761581421, vk_ldn_ema(v_i)), v_cse_0)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(0.8999999761581421, vk_ldn_ema(v_i)), v_cse_0)); }  // a zero or subnormal: exactly
-                                        vk_st_ema(v_i, vk_spv6);
+                                        vk_stn_ema(v_i, vk_spv6);
                                     }
                                 }
                             }

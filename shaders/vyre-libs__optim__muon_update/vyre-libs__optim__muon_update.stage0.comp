@@ -55,8 +55,8 @@ float vyre_sp_mul(float a, float b) { precise float r = a * b; vyre_sp_state = m
 float vk_ldn_params(uint vk_i) { float vk_x = b_params[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_grads(uint vk_i) { float vk_x = b_grads[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_momentum(uint vk_i) { float vk_x = b_momentum[vk_i]; return vyre_canon(vk_x); }
-void vk_st_momentum(uint vk_i, float vk_v) { if (vk_i < uint(b_momentum.length())) b_momentum[vk_i] = vyre_canon(vk_v); }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stn_momentum(uint vk_i, float vk_v) { b_momentum[vk_i] = vyre_canon(vk_v); }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -79,7 +79,7 @@ void main() {
                                     vyre_sp_state = 0x7F800000u;
                                     float vk_spv1 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_sp_add(vyre_sp_mul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_sp_add(vyre_sp_mul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0));
                                     if (vyre_sp_state == 0u) { vk_spv1 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fmul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0)); }  // a zero or subnormal: exactly
-                                    vk_st_momentum(v_i, vk_spv1);
+                                    vk_stn_momentum(v_i, vk_spv1);
                                 }
                                 float v_cse_1 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_canon(vk_vl_params.x)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_canon(vk_vl_params.x));
                                 {  // region vyre_vk.opt.speculate: the stored value in IEEE f32, checked
@@ -106,7 +106,7 @@ void main() {
                                     vyre_sp_state = 0x7F800000u;
                                     float vk_spv3 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_sp_add(vyre_sp_mul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_sp_add(vyre_sp_mul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0));
                                     if (vyre_sp_state == 0u) { vk_spv3 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fmul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0)); }  // a zero or subnormal: exactly
-                                    vk_st_momentum(v_i, vk_spv3);
+                                    vk_stn_momentum(v_i, vk_spv3);
                                 }
                                 float v_cse_1 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_canon(vk_vl_params.y)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_canon(vk_vl_params.y));
                                 {  // region vyre_vk.opt.speculate: the stored value in IEEE f32, checked
@@ -133,7 +133,7 @@ void main() {
                                     vyre_sp_state = 0x7F800000u;
                                     float vk_spv5 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_sp_add(vyre_sp_mul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_sp_add(vyre_sp_mul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0));
                                     if (vyre_sp_state == 0u) { vk_spv5 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fmul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0)); }  // a zero or subnormal: exactly
-                                    vk_st_momentum(v_i, vk_spv5);
+                                    vk_stn_momentum(v_i, vk_spv5);
                                 }
                                 float v_cse_1 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_canon(vk_vl_params.z)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_canon(vk_vl_params.z));
                                 {  // region vyre_vk.opt.speculate: the stored value in IEEE f32, checked
@@ -160,7 +160,7 @@ void main() {
                                     vyre_sp_state = 0x7F800000u;
                                     float vk_spv7 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_sp_add(vyre_sp_mul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_sp_add(vyre_sp_mul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0));
                                     if (vyre_sp_state == 0u) { vk_spv7 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fmul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0)); }  // a zero or subnormal: exactly
-                                    vk_st_momentum(v_i, vk_spv7);
+                                    vk_stn_momentum(v_i, vk_spv7);
                                 }
                                 float v_cse_1 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_canon(vk_vl_params.w)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_canon(vk_vl_params.w));
                                 {  // region vyre_vk.opt.speculate: the stored value in IEEE f32, checked
@@ -196,14 +196,14 @@ void main() {
                                         vyre_sp_state = 0x7F800000u;
                                         float vk_spv10 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_sp_add(vyre_sp_mul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_sp_add(vyre_sp_mul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0));
                                         if (vyre_sp_state == 0u) { vk_spv10 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fadd(vyre_fmul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fadd(vyre_fmul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0)); }  // a zero or subnormal: exactly
-                                        vk_st_momentum(v_i, vk_spv10);
+                                        vk_stn_momentum(v_i, vk_spv10);
                                     }
                                     float v_cse_1 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_params(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_params(v_i));
                                     {  // region vyre_vk.opt.speculate: the stored value in IEEE f32, checked
                                         vyre_sp_state = 0x7F800000u;
                                         float vk_spv11 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_sp_sub(v_cse_1, vyre_sp_mul(0.019999999552965164, vyre_sp_add(v_cse_0, vyre_sp_mul(0.949999988079071, vyre_sp_add(vyre_sp_mul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0)))))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_sp_sub(v_cse_1, vyre_sp_mul(0.019999999552965164, vyre_sp_add(v_cse_0, vyre_sp_mul(0.949999988079071, vyre_sp_add(vyre_sp_mul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0))))));
                                         if (vyre_sp_state == 0u) { vk_spv11 = vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vyre_fsub(v_cse_1, vyre_fmul(0.019999999552965164, vyre_fadd(v_cse_0, vyre_fmul(0.949999988079071, vyre_fadd(vyre_fmul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0)))))) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vyre_fsub(v_cse_1, vyre_fmul(0.019999999552965164, vyre_fadd(v_cse_0, vyre_fmul(0.949999988079071, vyre_fadd(vyre_fmul(0.949999988079071, vyre_select((vyre_canon(uintBitsToFloat(floatBitsToUint(vk_ldn_momentum(v_i)) & 0x7FFFFFFFu)) <= 1.1754943508222875e-38), 0.0, vk_ldn_momentum(v_i))), v_cse_0)))))); }  // a zero or subnormal: exactly
-                                        vk_st_output(v_i, vk_spv11);
+                                        vk_stn_output(v_i, vk_spv11);
                                     }
                                 }
                             }

@@ -35,7 +35,7 @@ float vyre_fmul(float a, float b) {
 }
 
 float vk_ldn_mat(uint vk_i) { float vk_x = b_mat[vk_i]; return vyre_canon(vk_x); }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -231,7 +231,7 @@ void main() {
                                         float v_x4_3 = vyre_fmul(v_x4_2, v_x4);
                                         float v_x4_5 = vyre_fmul(v_x4_3, v_x4_2);
                                         float v_x5 = vyre_fadd(vyre_fadd(vyre_fmul(3.444499969482422, v_x4), vyre_fmul((-4.775000095367432), v_x4_3)), vyre_fmul(2.0315001010894775, v_x4_5));
-                                        vk_st_output(v_i, v_x5);
+                                        vk_stn_output(v_i, v_x5);
                                     }
                                 }
                             }

@@ -18,7 +18,7 @@ bool vyre_or(bool a, bool b) { return a || b; }
 
 uint vk_ldn_tok_types(uint vk_i) { uint vk_x = b_tok_types[vk_i]; return vk_x; }
 uint vk_ldn_out_depths(uint vk_i) { uint vk_x = b_out_depths[vk_i]; return vk_x; }
-void vk_st_out_strengths(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_strengths.length())) b_out_strengths[vk_i] = vk_v; }
+void vk_stn_out_strengths(uint vk_i, uint vk_v) { b_out_strengths[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -143,7 +143,7 @@ void main() {
                             if (v_tok == 61u) {
                                 v_precedence = 10u;
                             }
-                            vk_st_out_strengths(v_co_g2, (v_base_strength + v_precedence));
+                            vk_stn_out_strengths(v_co_g2, (v_base_strength + v_precedence));
                         }
                     }
                 }

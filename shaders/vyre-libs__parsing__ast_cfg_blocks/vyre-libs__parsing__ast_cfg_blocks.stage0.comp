@@ -15,7 +15,7 @@ bool vyre_or(bool a, bool b) { return a || b; }
 
 uint vk_ld_tok_types(uint vk_i) { uint vk_n = uint(b_tok_types.length()); uint vk_x = b_tok_types[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ldn_statements(uint vk_i) { uint vk_x = b_statements[vk_i]; return vk_x; }
-void vk_st_out_block_headers(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_block_headers.length())) b_out_block_headers[vk_i] = vk_v; }
+void vk_stn_out_block_headers(uint vk_i, uint vk_v) { b_out_block_headers[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::parsing::ast_cfg_blocks
@@ -33,7 +33,7 @@ void main() {
                     }
                 }
             }
-            vk_st_out_block_headers(gl_GlobalInvocationID.x, v_header_tok);
+            vk_stn_out_block_headers(gl_GlobalInvocationID.x, v_header_tok);
         }
     }
 }

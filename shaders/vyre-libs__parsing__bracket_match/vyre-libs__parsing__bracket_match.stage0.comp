@@ -10,13 +10,13 @@ layout(std430, set = 0, binding = 2) buffer vk_buf_match_pairs { uint b_match_pa
 
 uint vk_ld_kinds(uint vk_i) { uint vk_n = uint(b_kinds.length()); uint vk_x = b_kinds[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ldn_kinds(uint vk_i) { uint vk_x = b_kinds[vk_i]; return vk_x; }
-void vk_st_match_pairs(uint vk_i, uint vk_v) { if (vk_i < uint(b_match_pairs.length())) b_match_pairs[vk_i] = vk_v; }
+void vk_stn_match_pairs(uint vk_i, uint vk_v) { b_match_pairs[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::parsing::bracket_match
         {  // region vyre-primitives::matching::bracket_match
             if (gl_GlobalInvocationID.x < 4u) {
-                vk_st_match_pairs(gl_GlobalInvocationID.x, 4294967295u);
+                vk_stn_match_pairs(gl_GlobalInvocationID.x, 4294967295u);
                 uint v_kind_self = vk_ldn_kinds(gl_GlobalInvocationID.x);
                 if (v_kind_self == 1u) {
                     uint v_forward_depth = 1u;
@@ -30,7 +30,7 @@ void main() {
                             if (v_forward_kind == 2u) {
                                 v_forward_depth = (v_forward_depth - 1u);
                                 if (v_forward_depth == 0u) {
-                                    vk_st_match_pairs(gl_GlobalInvocationID.x, v_j);
+                                    vk_stn_match_pairs(gl_GlobalInvocationID.x, v_j);
                                     v_forward_active = 0u;
                                 }
                             }
@@ -50,7 +50,7 @@ void main() {
                             if (v_backward_kind == 1u) {
                                 v_backward_depth = (v_backward_depth - 1u);
                                 if (v_backward_depth == 0u) {
-                                    vk_st_match_pairs(gl_GlobalInvocationID.x, v_backward_j);
+                                    vk_stn_match_pairs(gl_GlobalInvocationID.x, v_backward_j);
                                     v_backward_active = 0u;
                                 }
                             }

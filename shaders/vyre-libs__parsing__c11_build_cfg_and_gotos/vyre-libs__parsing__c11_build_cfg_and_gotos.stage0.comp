@@ -5,8 +5,8 @@
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer vk_buf_ssa { uint b_ssa[]; };  // u32, ReadOnly
-layout(std430, set = 0, binding = 1) coherent buffer vk_buf_cfg { uint b_cfg[]; };  // u32, ReadWrite
-layout(std430, set = 0, binding = 2) coherent buffer vk_buf_labels { uint b_labels[]; };  // u32, ReadWrite
+layout(std430, set = 0, binding = 1) buffer vk_buf_cfg { uint b_cfg[]; };  // u32, ReadWrite
+layout(std430, set = 0, binding = 2) buffer vk_buf_labels { uint b_labels[]; };  // u32, ReadWrite
 layout(std430, set = 0, binding = 3) coherent buffer vk_buf_goto_labels_keys { uint b_goto_labels_keys[]; };  // u32, ReadWrite
 layout(std430, set = 0, binding = 4) coherent buffer vk_buf_goto_labels_vals { uint b_goto_labels_vals[]; };  // u32, ReadWrite
 

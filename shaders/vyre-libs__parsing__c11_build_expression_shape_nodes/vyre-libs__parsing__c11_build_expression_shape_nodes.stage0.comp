@@ -21,7 +21,7 @@ uint vk_ld_raw_vast_nodes(uint vk_i) { uint vk_n = uint(b_raw_vast_nodes.length(
 uint vk_ldn_raw_vast_nodes(uint vk_i) { uint vk_x = b_raw_vast_nodes[vk_i]; return vk_x; }
 uint vk_ld_typed_vast_nodes(uint vk_i) { uint vk_n = uint(b_typed_vast_nodes.length()); uint vk_x = b_typed_vast_nodes[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ldn_typed_vast_nodes(uint vk_i) { uint vk_x = b_typed_vast_nodes[vk_i]; return vk_x; }
-void vk_st_out_expr_shape_nodes(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_expr_shape_nodes.length())) b_out_expr_shape_nodes[vk_i] = vk_v; }
+void vk_stn_out_expr_shape_nodes(uint vk_i, uint vk_v) { b_out_expr_shape_nodes[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::parsing::c11_build_expression_shape_nodes
@@ -504,15 +504,15 @@ void main() {
                 uint v_field6 = vyre_select(v_cse_4, v_cond_then_root, v_bin_rhs_root);
                 uint v_field7 = vyre_select(v_cse_4, v_cond_else_root, 4294967295u);
                 uint v_cse_46 = (gl_GlobalInvocationID.x * 8u);
-                vk_st_out_expr_shape_nodes(v_cse_46, v_shape_kind);
+                vk_stn_out_expr_shape_nodes(v_cse_46, v_shape_kind);
                 bool v_cse_47 = (v_shape_kind == 0u);
-                vk_st_out_expr_shape_nodes((v_cse_46 + 1u), vyre_select(v_cse_47, 4294967295u, gl_GlobalInvocationID.x));
-                vk_st_out_expr_shape_nodes((v_cse_46 + 2u), v_raw_kind);
-                vk_st_out_expr_shape_nodes((v_cse_46 + 3u), v_precedence);
-                vk_st_out_expr_shape_nodes((v_cse_46 + 4u), v_associativity);
-                vk_st_out_expr_shape_nodes((v_cse_46 + 5u), vyre_select(v_cse_47, 4294967295u, v_field5));
-                vk_st_out_expr_shape_nodes((v_cse_46 + 6u), vyre_select(v_cse_47, 4294967295u, v_field6));
-                vk_st_out_expr_shape_nodes((v_cse_46 + 7u), vyre_select(v_cse_47, 4294967295u, v_field7));
+                vk_stn_out_expr_shape_nodes((v_cse_46 + 1u), vyre_select(v_cse_47, 4294967295u, gl_GlobalInvocationID.x));
+                vk_stn_out_expr_shape_nodes((v_cse_46 + 2u), v_raw_kind);
+                vk_stn_out_expr_shape_nodes((v_cse_46 + 3u), v_precedence);
+                vk_stn_out_expr_shape_nodes((v_cse_46 + 4u), v_associativity);
+                vk_stn_out_expr_shape_nodes((v_cse_46 + 5u), vyre_select(v_cse_47, 4294967295u, v_field5));
+                vk_stn_out_expr_shape_nodes((v_cse_46 + 6u), vyre_select(v_cse_47, 4294967295u, v_field6));
+                vk_stn_out_expr_shape_nodes((v_cse_46 + 7u), vyre_select(v_cse_47, 4294967295u, v_field7));
             }
         }
     }

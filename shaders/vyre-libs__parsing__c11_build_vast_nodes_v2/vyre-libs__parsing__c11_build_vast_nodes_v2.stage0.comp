@@ -25,11 +25,14 @@ uint vk_ld_tok_types(uint vk_i) { uint vk_n = uint(b_tok_types.length()); uint v
 uint vk_ldn_tok_types(uint vk_i) { uint vk_x = b_tok_types[vk_i]; return vk_x; }
 uint vk_ldn_tok_starts(uint vk_i) { uint vk_x = b_tok_starts[vk_i]; return vk_x; }
 uint vk_ldn_tok_lens(uint vk_i) { uint vk_x = b_tok_lens[vk_i]; return vk_x; }
+void vk_stn_out_vast_nodes(uint vk_i, uint vk_v) { b_out_vast_nodes[vk_i] = vk_v; }
 void vk_st_out_vast_nodes(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_vast_nodes.length())) b_out_vast_nodes[vk_i] = vk_v; }
-void vk_st_out_count(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_count.length())) b_out_count[vk_i] = vk_v; }
+void vk_stn_out_count(uint vk_i, uint vk_v) { b_out_count[vk_i] = vk_v; }
 uint vk_ld_Z_Z_vast_last_child(uint vk_i) { uint vk_n = 9u; uint vk_x = b_Z_Z_vast_last_child[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+void vk_stn_Z_Z_vast_last_child(uint vk_i, uint vk_v) { b_Z_Z_vast_last_child[vk_i] = vk_v; }
 void vk_st_Z_Z_vast_last_child(uint vk_i, uint vk_v) { if (vk_i < 9u) b_Z_Z_vast_last_child[vk_i] = vk_v; }
 uint vk_ld_Z_Z_vast_stack(uint vk_i) { uint vk_n = 9u; uint vk_x = b_Z_Z_vast_stack[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
+void vk_stn_Z_Z_vast_stack(uint vk_i, uint vk_v) { b_Z_Z_vast_stack[vk_i] = vk_v; }
 void vk_st_Z_Z_vast_stack(uint vk_i, uint vk_v) { if (vk_i < 9u) b_Z_Z_vast_stack[vk_i] = vk_v; }
 
 void main() {
@@ -40,43 +43,43 @@ void main() {
         {  // region vyre-primitives::parsing::ast_cse_structural_hash
             if (gl_GlobalInvocationID.x < 9u) {
                 uint v_parallel_row = (gl_GlobalInvocationID.x * 10u);
-                vk_st_out_vast_nodes(v_parallel_row, vk_ldn_tok_types(gl_GlobalInvocationID.x));
-                vk_st_out_vast_nodes((v_parallel_row + 5u), vk_ldn_tok_starts(gl_GlobalInvocationID.x));
-                vk_st_out_vast_nodes((v_parallel_row + 6u), vk_ldn_tok_lens(gl_GlobalInvocationID.x));
-                vk_st_out_vast_nodes((v_parallel_row + 7u), 0u);
-                vk_st_out_vast_nodes((v_parallel_row + 8u), 0u);
+                vk_stn_out_vast_nodes(v_parallel_row, vk_ldn_tok_types(gl_GlobalInvocationID.x));
+                vk_stn_out_vast_nodes((v_parallel_row + 5u), vk_ldn_tok_starts(gl_GlobalInvocationID.x));
+                vk_stn_out_vast_nodes((v_parallel_row + 6u), vk_ldn_tok_lens(gl_GlobalInvocationID.x));
+                vk_stn_out_vast_nodes((v_parallel_row + 7u), 0u);
+                vk_stn_out_vast_nodes((v_parallel_row + 8u), 0u);
             }
             if (gl_GlobalInvocationID.x == 0u) {
-                vk_st_out_count(0u, 9u);
+                vk_stn_out_count(0u, 9u);
                 uint v_stack_depth = 0u;
                 uint v_root_last_child = 4294967295u;
                 for (uint v_last_child_init = 0u, vk_end1 = 9u; v_last_child_init < vk_end1; v_last_child_init++) {
-                    vk_st_Z_Z_vast_last_child(v_last_child_init, 4294967295u);
-                    vk_st_Z_Z_vast_stack(v_last_child_init, 4294967295u);
+                    vk_stn_Z_Z_vast_last_child(v_last_child_init, 4294967295u);
+                    vk_stn_Z_Z_vast_stack(v_last_child_init, 4294967295u);
                 }
                 for (uint v_build_i = 0u, vk_end2 = 9u; v_build_i < vk_end2; v_build_i++) {
                     uint v_row = (v_build_i * 10u);
                     uint v_tok = vk_ldn_tok_types(v_build_i);
-                    vk_st_out_vast_nodes(v_row, v_tok);
-                    vk_st_out_vast_nodes((v_row + 5u), vk_ldn_tok_starts(v_build_i));
-                    vk_st_out_vast_nodes((v_row + 6u), vk_ldn_tok_lens(v_build_i));
-                    vk_st_out_vast_nodes((v_row + 7u), 0u);
-                    vk_st_out_vast_nodes((v_row + 8u), 0u);
-                    vk_st_out_vast_nodes((v_row + 9u), 0u);
+                    vk_stn_out_vast_nodes(v_row, v_tok);
+                    vk_stn_out_vast_nodes((v_row + 5u), vk_ldn_tok_starts(v_build_i));
+                    vk_stn_out_vast_nodes((v_row + 6u), vk_ldn_tok_lens(v_build_i));
+                    vk_stn_out_vast_nodes((v_row + 7u), 0u);
+                    vk_stn_out_vast_nodes((v_row + 8u), 0u);
+                    vk_stn_out_vast_nodes((v_row + 9u), 0u);
                     bool v_cse_0 = (v_stack_depth > 0u);
                     uint v_cse_1 = vyre_select(v_cse_0, (v_stack_depth - 1u), 0u);
                     uint v_parent_idx = vyre_select(v_cse_0, vk_ld_Z_Z_vast_stack(v_cse_1), 4294967295u);
-                    vk_st_out_vast_nodes((v_row + 1u), v_parent_idx);
-                    vk_st_out_vast_nodes((v_row + 2u), 4294967295u);
-                    vk_st_out_vast_nodes((v_row + 3u), 4294967295u);
+                    vk_stn_out_vast_nodes((v_row + 1u), v_parent_idx);
+                    vk_stn_out_vast_nodes((v_row + 2u), 4294967295u);
+                    vk_stn_out_vast_nodes((v_row + 3u), 4294967295u);
                     uint v_cse_2 = (v_row + 4u);
-                    vk_st_out_vast_nodes(v_cse_2, 4294967295u);
+                    vk_stn_out_vast_nodes(v_cse_2, 4294967295u);
                     bool v_cse_3 = (v_parent_idx < 9u);
                     uint v_safe_parent_idx = vyre_select(v_cse_3, v_parent_idx, 0u);
                     uint v_previous_sibling = vyre_select(v_cse_3, vk_ld_Z_Z_vast_last_child(v_safe_parent_idx), v_root_last_child);
-                    vk_st_out_vast_nodes(v_cse_2, v_previous_sibling);
+                    vk_stn_out_vast_nodes(v_cse_2, v_previous_sibling);
                     if (v_previous_sibling < 9u) {
-                        vk_st_out_vast_nodes(((v_previous_sibling * 10u) + 3u), v_build_i);
+                        vk_stn_out_vast_nodes(((v_previous_sibling * 10u) + 3u), v_build_i);
                     } else {
                         if (v_cse_3) {
                             vk_st_out_vast_nodes(((v_parent_idx * 10u) + 2u), v_build_i);

@@ -18,7 +18,7 @@ bool vyre_or(bool a, bool b) { return a || b; }
 
 uint vk_ld_vast_nodes(uint vk_i) { uint vk_n = uint(b_vast_nodes.length()); uint vk_x = b_vast_nodes[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ldn_vast_nodes(uint vk_i) { uint vk_x = b_vast_nodes[vk_i]; return vk_x; }
-void vk_st_out_typed_vast_nodes(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_typed_vast_nodes.length())) b_out_typed_vast_nodes[vk_i] = vk_v; }
+void vk_stn_out_typed_vast_nodes(uint vk_i, uint vk_v) { b_out_typed_vast_nodes[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::parsing::c11_classify_vast_node_kinds
@@ -517,24 +517,24 @@ void main() {
                 if (v_cse_86) {
                     v_final_typed_kind = v_direct_attribute_kind;
                 }
-                vk_st_out_typed_vast_nodes(v_cse_0, v_final_typed_kind);
-                vk_st_out_typed_vast_nodes(v_cse_2, v_declarator_parent_override);
+                vk_stn_out_typed_vast_nodes(v_cse_0, v_final_typed_kind);
+                vk_stn_out_typed_vast_nodes(v_cse_2, v_declarator_parent_override);
                 uint v_cse_88 = (v_cse_0 + 2u);
-                vk_st_out_typed_vast_nodes(v_cse_88, v_cse_5);
+                vk_stn_out_typed_vast_nodes(v_cse_88, v_cse_5);
                 uint v_cse_89 = (v_cse_0 + 3u);
-                vk_st_out_typed_vast_nodes(v_cse_89, v_cse_6);
+                vk_stn_out_typed_vast_nodes(v_cse_89, v_cse_6);
                 uint v_cse_90 = (v_cse_0 + 4u);
-                vk_st_out_typed_vast_nodes(v_cse_90, v_cse_3);
+                vk_stn_out_typed_vast_nodes(v_cse_90, v_cse_3);
                 uint v_cse_91 = (v_cse_0 + 5u);
-                vk_st_out_typed_vast_nodes(v_cse_91, vk_ldn_vast_nodes(v_cse_91));
+                vk_stn_out_typed_vast_nodes(v_cse_91, vk_ldn_vast_nodes(v_cse_91));
                 uint v_cse_92 = (v_cse_0 + 6u);
-                vk_st_out_typed_vast_nodes(v_cse_92, vk_ldn_vast_nodes(v_cse_92));
+                vk_stn_out_typed_vast_nodes(v_cse_92, vk_ldn_vast_nodes(v_cse_92));
                 uint v_cse_93 = (v_cse_0 + 7u);
-                vk_st_out_typed_vast_nodes(v_cse_93, vk_ldn_vast_nodes(v_cse_93));
+                vk_stn_out_typed_vast_nodes(v_cse_93, vk_ldn_vast_nodes(v_cse_93));
                 uint v_cse_94 = (v_cse_0 + 8u);
-                vk_st_out_typed_vast_nodes(v_cse_94, vk_ldn_vast_nodes(v_cse_94));
+                vk_stn_out_typed_vast_nodes(v_cse_94, vk_ldn_vast_nodes(v_cse_94));
                 uint v_cse_95 = (v_cse_0 + 9u);
-                vk_st_out_typed_vast_nodes(v_cse_95, v_cse_1);
+                vk_stn_out_typed_vast_nodes(v_cse_95, v_cse_1);
             }
         }
     }

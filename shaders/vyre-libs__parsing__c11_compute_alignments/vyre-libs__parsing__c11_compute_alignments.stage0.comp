@@ -21,8 +21,8 @@ bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_or(bool a, bool b) { return a || b; }
 
 uint vk_ldn_types(uint vk_i) { uint vk_x = b_types[vk_i]; return vk_x; }
-void vk_st_sizes(uint vk_i, uint vk_v) { if (vk_i < uint(b_sizes.length())) b_sizes[vk_i] = vk_v; }
-void vk_st_aligns(uint vk_i, uint vk_v) { if (vk_i < uint(b_aligns.length())) b_aligns[vk_i] = vk_v; }
+void vk_stn_sizes(uint vk_i, uint vk_v) { b_sizes[vk_i] = vk_v; }
+void vk_stn_aligns(uint vk_i, uint vk_v) { b_aligns[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -119,8 +119,8 @@ void main() {
                             bool v_cse_1 = (v_type_kind == 4u);
                             uint v_size_bytes = vyre_select((v_type_kind == 1u), 1u, vyre_select(vyre_or(vyre_truthy(v_cse_0), vyre_truthy((v_type_kind == 3u))), vyre_select(v_cse_0, 8u, 8u), vyre_select(v_cse_1, 8u, 4u)));
                             uint v_align_bytes = vyre_select(v_cse_1, 8u, v_size_bytes);
-                            vk_st_sizes(v_co_g2, v_size_bytes);
-                            vk_st_aligns(v_co_g2, v_align_bytes);
+                            vk_stn_sizes(v_co_g2, v_size_bytes);
+                            vk_stn_aligns(v_co_g2, v_align_bytes);
                         }
                     }
                 }

@@ -7,8 +7,8 @@ layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 layout(std430, set = 0, binding = 0) readonly buffer vk_buf_tok_types { uint b_tok_types[]; };  // u32, ReadOnly
 layout(std430, set = 0, binding = 1) readonly buffer vk_buf_paren_pairs { uint b_paren_pairs[]; };  // u32, ReadOnly
 layout(std430, set = 0, binding = 2) readonly buffer vk_buf_functions { uint b_functions[]; };  // u32, ReadOnly
-layout(std430, set = 0, binding = 3) coherent buffer vk_buf_out_calls { uint b_out_calls[]; };  // u32, ReadWrite
-layout(std430, set = 0, binding = 4) coherent buffer vk_buf_out_counts { uint b_out_counts[]; };  // u32, ReadWrite
+layout(std430, set = 0, binding = 3) buffer vk_buf_out_calls { uint b_out_calls[]; };  // u32, ReadWrite
+layout(std430, set = 0, binding = 4) buffer vk_buf_out_counts { uint b_out_counts[]; };  // u32, ReadWrite
 
 bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
@@ -21,7 +21,7 @@ uint vk_ld_paren_pairs(uint vk_i) { uint vk_n = uint(b_paren_pairs.length()); ui
 uint vk_ldn_paren_pairs(uint vk_i) { uint vk_x = b_paren_pairs[vk_i]; return vk_x; }
 uint vk_ldn_functions(uint vk_i) { uint vk_x = b_functions[vk_i]; return vk_x; }
 void vk_st_out_calls(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_calls.length())) b_out_calls[vk_i] = vk_v; }
-void vk_st_out_counts(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_counts.length())) b_out_counts[vk_i] = vk_v; }
+void vk_stn_out_counts(uint vk_i, uint vk_v) { b_out_counts[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::parsing::c11_extract_calls
@@ -29,7 +29,7 @@ void main() {
         uint v_block = gl_WorkGroupID.x;
         uint v_t = ((v_block * 256u) + v_lane);
         if (v_t == 0u) {
-            vk_st_out_counts(0u, 36u);
+            vk_stn_out_counts(0u, 36u);
         }
         uint v_cse_0 = (v_t * 4u);
         uint v_sparse_record_zero_base = v_cse_0;
@@ -39,7 +39,7 @@ void main() {
             vk_st_out_calls((v_sparse_record_zero_base + 2u), 0u);
             vk_st_out_calls((v_sparse_record_zero_base + 3u), 0u);
         }
-        memoryBarrierBuffer(); barrier();
+        barrier();
         if (v_t < 8u) {
             uint v_tok_type = vk_ldn_tok_types(v_t);
             uint v_prev_type = 0u;

@@ -19,7 +19,7 @@ void vk_trap_at(uint code, uint address) {
 void vyre_trap(uint code) { vk_trap_at(code, 0u); }
 
 uint vk_ldn_ast(uint vk_i) { uint vk_x = b_ast[vk_i]; return vk_x; }
-void vk_st_out_ast(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_ast.length())) b_out_ast[vk_i] = vk_v; }
+void vk_stn_out_ast(uint vk_i, uint vk_v) { b_out_ast[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::parsing::c11_gnu_builtins_pass
@@ -45,7 +45,7 @@ void main() {
                 vk_trap_at(2u, v_opcode);
                 return;
             }
-            vk_st_out_ast(gl_GlobalInvocationID.x, v_normalized);
+            vk_stn_out_ast(gl_GlobalInvocationID.x, v_normalized);
         }
     }
 }

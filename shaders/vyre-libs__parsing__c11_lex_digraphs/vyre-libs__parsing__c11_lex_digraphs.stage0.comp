@@ -19,6 +19,7 @@ uint vyre_sat_sub(uint a, uint b) { return a < b ? 0u : a - b; }
 
 uint vk_ld_tok_types(uint vk_i) { uint vk_n = uint(b_tok_types.length()); uint vk_x = b_tok_types[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ldn_tok_types(uint vk_i) { uint vk_x = b_tok_types[vk_i]; return vk_x; }
+void vk_stn_tok_types(uint vk_i, uint vk_v) { b_tok_types[vk_i] = vk_v; }
 void vk_st_tok_types(uint vk_i, uint vk_v) { if (vk_i < uint(b_tok_types.length())) b_tok_types[vk_i] = vk_v; }
 
 void main() {
@@ -40,34 +41,34 @@ void main() {
                     bool v_is_percent_colon_percent_colon = vyre_and(vyre_truthy(v_cse_3), vyre_truthy(vyre_and(vyre_truthy((v_t3_type == 24u)), vyre_truthy((v_t4_type == 35u)))));
                     bool v_inside_percent_colon_percent_colon_tail = vyre_and(vyre_truthy(v_has_prev2), vyre_truthy(vyre_and(vyre_truthy((v_prev2_type == 24u)), vyre_truthy((v_prev1_type == 35u)))));
                     if (v_is_percent_colon_percent_colon) {
-                        vk_st_tok_types(gl_GlobalInvocationID.x, 61u);
-                        vk_st_tok_types(v_cse_0, 200u);
+                        vk_stn_tok_types(gl_GlobalInvocationID.x, 61u);
+                        vk_stn_tok_types(v_cse_0, 200u);
                         vk_st_tok_types(v_cse_1, 200u);
                         vk_st_tok_types(v_cse_2, 200u);
                     }
                     bool v_cse_4 = (v_t1_type == 31u);
                     bool v_cse_5 = (v_t2_type == 35u);
                     if (vyre_and(vyre_truthy(v_cse_4), vyre_truthy(v_cse_5))) {
-                        vk_st_tok_types(gl_GlobalInvocationID.x, 14u);
-                        vk_st_tok_types(v_cse_0, 200u);
+                        vk_stn_tok_types(gl_GlobalInvocationID.x, 14u);
+                        vk_stn_tok_types(v_cse_0, 200u);
                     }
                     bool v_cse_6 = (v_t2_type == 32u);
                     if (vyre_and(vyre_truthy((v_t1_type == 35u)), vyre_truthy(v_cse_6))) {
-                        vk_st_tok_types(gl_GlobalInvocationID.x, 15u);
-                        vk_st_tok_types(v_cse_0, 200u);
+                        vk_stn_tok_types(gl_GlobalInvocationID.x, 15u);
+                        vk_stn_tok_types(v_cse_0, 200u);
                     }
                     if (vyre_and(vyre_truthy(v_cse_4), vyre_truthy((v_t2_type == 24u)))) {
-                        vk_st_tok_types(gl_GlobalInvocationID.x, 12u);
-                        vk_st_tok_types(v_cse_0, 200u);
+                        vk_stn_tok_types(gl_GlobalInvocationID.x, 12u);
+                        vk_stn_tok_types(v_cse_0, 200u);
                     }
                     bool v_cse_7 = (v_t1_type == 24u);
                     if (vyre_and(vyre_truthy(v_cse_7), vyre_truthy(v_cse_6))) {
-                        vk_st_tok_types(gl_GlobalInvocationID.x, 13u);
-                        vk_st_tok_types(v_cse_0, 200u);
+                        vk_stn_tok_types(gl_GlobalInvocationID.x, 13u);
+                        vk_stn_tok_types(v_cse_0, 200u);
                     }
                     if (vyre_and(vyre_truthy(v_cse_3), vyre_truthy(vyre_and(vyre_truthy((!v_is_percent_colon_percent_colon)), vyre_truthy((!v_inside_percent_colon_percent_colon_tail)))))) {
-                        vk_st_tok_types(gl_GlobalInvocationID.x, 33u);
-                        vk_st_tok_types(v_cse_0, 200u);
+                        vk_stn_tok_types(gl_GlobalInvocationID.x, 33u);
+                        vk_stn_tok_types(v_cse_0, 200u);
                     }
                 }
             }

@@ -23,10 +23,11 @@ uint vyre_sat_sub(uint a, uint b) { return a < b ? 0u : a - b; }
 uint vk_ld_haystack(uint vk_i) { uint vk_n = uint(b_haystack.length()); uint vk_x = b_haystack[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ld_tok_types(uint vk_i) { uint vk_n = uint(b_tok_types.length()); uint vk_x = b_tok_types[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ldn_tok_types(uint vk_i) { uint vk_x = b_tok_types[vk_i]; return vk_x; }
+void vk_stn_tok_types(uint vk_i, uint vk_v) { b_tok_types[vk_i] = vk_v; }
 void vk_st_tok_types(uint vk_i, uint vk_v) { if (vk_i < uint(b_tok_types.length())) b_tok_types[vk_i] = vk_v; }
 void vk_st_tok_starts(uint vk_i, uint vk_v) { if (vk_i < uint(b_tok_starts.length())) b_tok_starts[vk_i] = vk_v; }
 void vk_st_tok_lens(uint vk_i, uint vk_v) { if (vk_i < uint(b_tok_lens.length())) b_tok_lens[vk_i] = vk_v; }
-void vk_st_tok_counts(uint vk_i, uint vk_v) { if (vk_i < uint(b_tok_counts.length())) b_tok_counts[vk_i] = vk_v; }
+void vk_stn_tok_counts(uint vk_i, uint vk_v) { b_tok_counts[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::parsing::c11_lex_single_pass
@@ -599,7 +600,7 @@ void main() {
                             }
                         }
                     }
-                    vk_st_tok_counts(0u, v_tok_idx);
+                    vk_stn_tok_counts(0u, v_tok_idx);
                 }
             }
         }
@@ -622,34 +623,34 @@ void main() {
                             bool v_is_percent_colon_percent_colon = vyre_and(vyre_truthy(v_cse_111), vyre_truthy(vyre_and(vyre_truthy((v_t3_type == 24u)), vyre_truthy((v_t4_type == 35u)))));
                             bool v_inside_percent_colon_percent_colon_tail = vyre_and(vyre_truthy(v_has_prev2), vyre_truthy(vyre_and(vyre_truthy((v_prev2_type == 24u)), vyre_truthy((v_prev1_type == 35u)))));
                             if (v_is_percent_colon_percent_colon) {
-                                vk_st_tok_types(gl_GlobalInvocationID.x, 61u);
-                                vk_st_tok_types(v_cse_108, 200u);
+                                vk_stn_tok_types(gl_GlobalInvocationID.x, 61u);
+                                vk_stn_tok_types(v_cse_108, 200u);
                                 vk_st_tok_types(v_cse_109, 200u);
                                 vk_st_tok_types(v_cse_110, 200u);
                             }
                             bool v_cse_112 = (v_t1_type == 31u);
                             bool v_cse_113 = (v_t2_type == 35u);
                             if (vyre_and(vyre_truthy(v_cse_112), vyre_truthy(v_cse_113))) {
-                                vk_st_tok_types(gl_GlobalInvocationID.x, 14u);
-                                vk_st_tok_types(v_cse_108, 200u);
+                                vk_stn_tok_types(gl_GlobalInvocationID.x, 14u);
+                                vk_stn_tok_types(v_cse_108, 200u);
                             }
                             bool v_cse_114 = (v_t2_type == 32u);
                             if (vyre_and(vyre_truthy((v_t1_type == 35u)), vyre_truthy(v_cse_114))) {
-                                vk_st_tok_types(gl_GlobalInvocationID.x, 15u);
-                                vk_st_tok_types(v_cse_108, 200u);
+                                vk_stn_tok_types(gl_GlobalInvocationID.x, 15u);
+                                vk_stn_tok_types(v_cse_108, 200u);
                             }
                             if (vyre_and(vyre_truthy(v_cse_112), vyre_truthy((v_t2_type == 24u)))) {
-                                vk_st_tok_types(gl_GlobalInvocationID.x, 12u);
-                                vk_st_tok_types(v_cse_108, 200u);
+                                vk_stn_tok_types(gl_GlobalInvocationID.x, 12u);
+                                vk_stn_tok_types(v_cse_108, 200u);
                             }
                             bool v_cse_115 = (v_t1_type == 24u);
                             if (vyre_and(vyre_truthy(v_cse_115), vyre_truthy(v_cse_114))) {
-                                vk_st_tok_types(gl_GlobalInvocationID.x, 13u);
-                                vk_st_tok_types(v_cse_108, 200u);
+                                vk_stn_tok_types(gl_GlobalInvocationID.x, 13u);
+                                vk_stn_tok_types(v_cse_108, 200u);
                             }
                             if (vyre_and(vyre_truthy(v_cse_111), vyre_truthy(vyre_and(vyre_truthy((!v_is_percent_colon_percent_colon)), vyre_truthy((!v_inside_percent_colon_percent_colon_tail)))))) {
-                                vk_st_tok_types(gl_GlobalInvocationID.x, 33u);
-                                vk_st_tok_types(v_cse_108, 200u);
+                                vk_stn_tok_types(gl_GlobalInvocationID.x, 33u);
+                                vk_stn_tok_types(v_cse_108, 200u);
                             }
                         }
                     }

@@ -8,7 +8,7 @@ layout(std430, set = 0, binding = 0) readonly buffer vk_buf_vast_nodes { uint b_
 layout(std430, set = 0, binding = 1) buffer vk_buf_out_pg_nodes { uint b_out_pg_nodes[]; };  // u32, ReadWrite
 
 uint vk_ldn_vast_nodes(uint vk_i) { uint vk_x = b_vast_nodes[vk_i]; return vk_x; }
-void vk_st_out_pg_nodes(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_pg_nodes.length())) b_out_pg_nodes[vk_i] = vk_v; }
+void vk_stn_out_pg_nodes(uint vk_i, uint vk_v) { b_out_pg_nodes[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::parsing::c::lower::ast_to_pg_nodes
@@ -21,12 +21,12 @@ void main() {
             uint v_span_start = vk_ldn_vast_nodes((v_cse_0 + 5u));
             uint v_span_len = vk_ldn_vast_nodes((v_cse_0 + 6u));
             uint v_cse_1 = (gl_GlobalInvocationID.x * 6u);
-            vk_st_out_pg_nodes(v_cse_1, v_kind);
-            vk_st_out_pg_nodes((v_cse_1 + 1u), v_span_start);
-            vk_st_out_pg_nodes((v_cse_1 + 2u), (v_span_start + v_span_len));
-            vk_st_out_pg_nodes((v_cse_1 + 3u), v_parent_idx);
-            vk_st_out_pg_nodes((v_cse_1 + 4u), v_first_child_idx);
-            vk_st_out_pg_nodes((v_cse_1 + 5u), v_next_sibling_idx);
+            vk_stn_out_pg_nodes(v_cse_1, v_kind);
+            vk_stn_out_pg_nodes((v_cse_1 + 1u), v_span_start);
+            vk_stn_out_pg_nodes((v_cse_1 + 2u), (v_span_start + v_span_len));
+            vk_stn_out_pg_nodes((v_cse_1 + 3u), v_parent_idx);
+            vk_stn_out_pg_nodes((v_cse_1 + 4u), v_first_child_idx);
+            vk_stn_out_pg_nodes((v_cse_1 + 5u), v_next_sibling_idx);
         }
     }
 }

@@ -24,7 +24,7 @@ uint vk_ld_haystack(uint vk_i) { uint vk_n = uint(b_haystack.length()); uint vk_
 void vk_st_out_tok_types(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_tok_types.length())) b_out_tok_types[vk_i] = vk_v; }
 void vk_st_out_tok_starts(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_tok_starts.length())) b_out_tok_starts[vk_i] = vk_v; }
 void vk_st_out_tok_lens(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_tok_lens.length())) b_out_tok_lens[vk_i] = vk_v; }
-void vk_st_out_counts(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_counts.length())) b_out_counts[vk_i] = vk_v; }
+void vk_stn_out_counts(uint vk_i, uint vk_v) { b_out_counts[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::parsing::c_lexer
@@ -595,7 +595,7 @@ void main() {
                     }
                 }
             }
-            vk_st_out_counts(0u, v_tok_idx);
+            vk_stn_out_counts(0u, v_tok_idx);
         }
     }
 }

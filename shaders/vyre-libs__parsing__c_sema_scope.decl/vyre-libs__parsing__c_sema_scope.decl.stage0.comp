@@ -17,7 +17,7 @@ bool vyre_or(bool a, bool b) { return a || b; }
 
 uint vk_ld_tok_types(uint vk_i) { uint vk_n = uint(b_tok_types.length()); uint vk_x = b_tok_types[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ldn_tok_types(uint vk_i) { uint vk_x = b_tok_types[vk_i]; return vk_x; }
-void vk_st_out_scope_tree(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_scope_tree.length())) b_out_scope_tree[vk_i] = vk_v; }
+void vk_stn_out_scope_tree(uint vk_i, uint vk_v) { b_out_scope_tree[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::parsing::c_sema_scope.decl
@@ -180,7 +180,7 @@ void main() {
                         }
                     }
                 }
-                vk_st_out_scope_tree(((gl_GlobalInvocationID.x * 4u) + 2u), v_decl_kind);
+                vk_stn_out_scope_tree(((gl_GlobalInvocationID.x * 4u) + 2u), v_decl_kind);
             }
         }
     }

@@ -11,7 +11,7 @@ layout(std430, set = 0, binding = 3) readonly buffer vk_buf_haystack { uint b_ha
 layout(std430, set = 0, binding = 4) buffer vk_buf_out_scope_tree { uint b_out_scope_tree[]; };  // u32, ReadWrite
 
 uint vk_ld_tok_types(uint vk_i) { uint vk_n = uint(b_tok_types.length()); uint vk_x = b_tok_types[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-void vk_st_out_scope_tree(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_scope_tree.length())) b_out_scope_tree[vk_i] = vk_v; }
+void vk_stn_out_scope_tree(uint vk_i, uint vk_v) { b_out_scope_tree[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::parsing::c_sema_scope.scope.brace
@@ -71,8 +71,8 @@ void main() {
                     v_scope_parent_id = 0u;
                 }
                 uint v_cse_1 = (gl_GlobalInvocationID.x * 4u);
-                vk_st_out_scope_tree(v_cse_1, v_scope_id);
-                vk_st_out_scope_tree((v_cse_1 + 1u), v_scope_parent_id);
+                vk_stn_out_scope_tree(v_cse_1, v_scope_id);
+                vk_stn_out_scope_tree((v_cse_1 + 1u), v_scope_parent_id);
             }
         }
     }

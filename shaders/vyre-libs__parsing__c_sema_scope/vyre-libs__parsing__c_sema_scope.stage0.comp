@@ -20,7 +20,7 @@ uint vk_ldn_tok_types(uint vk_i) { uint vk_x = b_tok_types[vk_i]; return vk_x; }
 uint vk_ldn_tok_starts(uint vk_i) { uint vk_x = b_tok_starts[vk_i]; return vk_x; }
 uint vk_ldn_tok_lens(uint vk_i) { uint vk_x = b_tok_lens[vk_i]; return vk_x; }
 uint vk_ld_haystack(uint vk_i) { uint vk_n = uint(b_haystack.length()); uint vk_x = b_haystack[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-void vk_st_out_scope_tree(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_scope_tree.length())) b_out_scope_tree[vk_i] = vk_v; }
+void vk_stn_out_scope_tree(uint vk_i, uint vk_v) { b_out_scope_tree[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::parsing::c_sema_scope
@@ -174,8 +174,8 @@ void main() {
                     }
                 }
                 uint v_cse_2 = (gl_GlobalInvocationID.x * 4u);
-                vk_st_out_scope_tree(v_cse_2, v_scope_id);
-                vk_st_out_scope_tree((v_cse_2 + 1u), v_scope_parent_id);
+                vk_stn_out_scope_tree(v_cse_2, v_scope_id);
+                vk_stn_out_scope_tree((v_cse_2 + 1u), v_scope_parent_id);
             }
             {  // region vyre-libs::parsing::c_sema_scope.decl
                 uint v_tok_type = vk_ldn_tok_types(gl_GlobalInvocationID.x);
@@ -335,7 +335,7 @@ void main() {
                         }
                     }
                 }
-                vk_st_out_scope_tree(((gl_GlobalInvocationID.x * 4u) + 2u), v_decl_kind);
+                vk_stn_out_scope_tree(((gl_GlobalInvocationID.x * 4u) + 2u), v_decl_kind);
             }
             {  // region vyre-libs::parsing::c_sema_scope.identifier_intern
                 uint v_tok_type = vk_ldn_tok_types(gl_GlobalInvocationID.x);
@@ -351,7 +351,7 @@ void main() {
                     }
                     v_identifier_intern_id = v_hash;
                 }
-                vk_st_out_scope_tree(((gl_GlobalInvocationID.x * 4u) + 3u), v_identifier_intern_id);
+                vk_stn_out_scope_tree(((gl_GlobalInvocationID.x * 4u) + 3u), v_identifier_intern_id);
             }
         }
     }

@@ -8,7 +8,7 @@ layout(std430, set = 0, binding = 0) readonly buffer vk_buf_tok_types { uint b_t
 layout(std430, set = 0, binding = 1) buffer vk_buf_tok_depths { uint b_tok_depths[]; };  // u32, ReadWrite
 
 uint vk_ldn_tok_types(uint vk_i) { uint vk_x = b_tok_types[vk_i]; return vk_x; }
-void vk_st_tok_depths(uint vk_i, uint vk_v) { if (vk_i < uint(b_tok_depths.length())) b_tok_depths[vk_i] = vk_v; }
+void vk_stn_tok_depths(uint vk_i, uint vk_v) { b_tok_depths[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::parsing::core_delimiter_match#self-exclusive
@@ -24,7 +24,7 @@ void main() {
                         v_running_depth = (v_running_depth - 1u);
                     }
                 }
-                vk_st_tok_depths(gl_GlobalInvocationID.x, v_running_depth);
+                vk_stn_tok_depths(gl_GlobalInvocationID.x, v_running_depth);
             }
         }
     }

@@ -32,7 +32,7 @@ bool vyre_or(bool a, bool b) { return a || b; }
 uint vk_ldn_tok_types(uint vk_i) { uint vk_x = b_tok_types[vk_i]; return vk_x; }
 uint vk_ldn_directive_kinds(uint vk_i) { uint vk_x = b_directive_kinds[vk_i]; return vk_x; }
 uint vk_ldn_directive_values(uint vk_i) { uint vk_x = b_directive_values[vk_i]; return vk_x; }
-void vk_st_out_mask(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_mask.length())) b_out_mask[vk_i] = vk_v; }
+void vk_stn_out_mask(uint vk_i, uint vk_v) { b_out_mask[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::parsing::opt_conditional_mask_with_directives
@@ -52,7 +52,7 @@ void main() {
                     bool v_cse_3 = (v_kind == 211u);
                     bool v_cse_4 = (v_kind == 212u);
                     bool v_is_control_directive = vyre_and(vyre_truthy((v_tok == 202u)), vyre_truthy(vyre_or(vyre_truthy(vyre_or(vyre_truthy(vyre_or(vyre_truthy(v_cse_1), vyre_truthy(v_cse_2))), vyre_truthy(v_cse_3))), vyre_truthy(v_cse_4))));
-                    vk_st_out_mask(v_i, vyre_select(v_is_control_directive, 1u, vyre_select(v_current_active, 1u, 0u)));
+                    vk_stn_out_mask(v_i, vyre_select(v_is_control_directive, 1u, vyre_select(v_current_active, 1u, 0u)));
                     if (v_cse_1) {
                         if (v_depth >= 31u) {
                             vk_trap_at(2u, v_i);

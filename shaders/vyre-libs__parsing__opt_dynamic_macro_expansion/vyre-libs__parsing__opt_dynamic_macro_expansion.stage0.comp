@@ -31,7 +31,7 @@ uint vk_ld_macro_keys(uint vk_i) { uint vk_n = uint(b_macro_keys.length()); uint
 uint vk_ld_macro_vals(uint vk_i) { uint vk_n = uint(b_macro_vals.length()); uint vk_x = b_macro_vals[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ld_macro_sizes(uint vk_i) { uint vk_n = uint(b_macro_sizes.length()); uint vk_x = b_macro_sizes[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 void vk_st_out_tok_types(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_tok_types.length())) b_out_tok_types[vk_i] = vk_v; }
-void vk_st_out_tok_counts(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_tok_counts.length())) b_out_tok_counts[vk_i] = vk_v; }
+void vk_stn_out_tok_counts(uint vk_i, uint vk_v) { b_out_tok_counts[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::parsing::opt_dynamic_macro_expansion
@@ -135,7 +135,7 @@ void main() {
                     }
                 }
                 if ((gl_GlobalInvocationID.x + 1u) == 4u) {
-                    vk_st_out_tok_counts(0u, v_emit_end_idx);
+                    vk_stn_out_tok_counts(0u, v_emit_end_idx);
                 }
             }
         }

@@ -8,52 +8,52 @@ layout(std430, set = 0, binding = 0) readonly buffer vk_buf_ssa { uint b_ssa[]; 
 layout(std430, set = 0, binding = 1) buffer vk_buf_obj { uint b_obj[]; };  // u32, ReadWrite
 
 uint vk_ldn_ssa(uint vk_i) { uint vk_x = b_ssa[vk_i]; return vk_x; }
-void vk_st_obj(uint vk_i, uint vk_v) { if (vk_i < uint(b_obj.length())) b_obj[vk_i] = vk_v; }
+void vk_stn_obj(uint vk_i, uint vk_v) { b_obj[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::parsing::opt_lower_elf
         {  // region vyre-primitives::decode::rle_segment_lengths
             if (gl_GlobalInvocationID.x == 0u) {
-                vk_st_obj(0u, 1179403647u);
-                vk_st_obj(1u, 65794u);
-                vk_st_obj(2u, 0u);
-                vk_st_obj(3u, 0u);
-                vk_st_obj(4u, 4063233u);
-                vk_st_obj(5u, 1u);
-                vk_st_obj(6u, 0u);
-                vk_st_obj(7u, 0u);
-                vk_st_obj(8u, 0u);
-                vk_st_obj(9u, 0u);
-                vk_st_obj(10u, 64u);
-                vk_st_obj(11u, 0u);
-                vk_st_obj(12u, 0u);
-                vk_st_obj(13u, 64u);
-                vk_st_obj(14u, 4194304u);
-                vk_st_obj(15u, 131075u);
+                vk_stn_obj(0u, 1179403647u);
+                vk_stn_obj(1u, 65794u);
+                vk_stn_obj(2u, 0u);
+                vk_stn_obj(3u, 0u);
+                vk_stn_obj(4u, 4063233u);
+                vk_stn_obj(5u, 1u);
+                vk_stn_obj(6u, 0u);
+                vk_stn_obj(7u, 0u);
+                vk_stn_obj(8u, 0u);
+                vk_stn_obj(9u, 0u);
+                vk_stn_obj(10u, 64u);
+                vk_stn_obj(11u, 0u);
+                vk_stn_obj(12u, 0u);
+                vk_stn_obj(13u, 64u);
+                vk_stn_obj(14u, 4194304u);
+                vk_stn_obj(15u, 131075u);
                 for (uint v_null_sh_word = 0u, vk_end1 = 16u; v_null_sh_word < vk_end1; v_null_sh_word++) {
-                    vk_st_obj((16u + v_null_sh_word), 0u);
+                    vk_stn_obj((16u + v_null_sh_word), 0u);
                 }
-                vk_st_obj(32u, 1u);
-                vk_st_obj(33u, 1u);
-                vk_st_obj(34u, 6u);
-                vk_st_obj(38u, 256u);
-                vk_st_obj(40u, 16u);
-                vk_st_obj(44u, 4u);
-                vk_st_obj(48u, 7u);
-                vk_st_obj(49u, 3u);
-                vk_st_obj(54u, 272u);
-                vk_st_obj(56u, 17u);
-                vk_st_obj(60u, 1u);
-                vk_st_obj(68u, 1702112768u);
-                vk_st_obj(69u, 771781752u);
-                vk_st_obj(70u, 1953720435u);
-                vk_st_obj(71u, 1650553970u);
-                vk_st_obj(72u, 0u);
+                vk_stn_obj(32u, 1u);
+                vk_stn_obj(33u, 1u);
+                vk_stn_obj(34u, 6u);
+                vk_stn_obj(38u, 256u);
+                vk_stn_obj(40u, 16u);
+                vk_stn_obj(44u, 4u);
+                vk_stn_obj(48u, 7u);
+                vk_stn_obj(49u, 3u);
+                vk_stn_obj(54u, 272u);
+                vk_stn_obj(56u, 17u);
+                vk_stn_obj(60u, 1u);
+                vk_stn_obj(68u, 1702112768u);
+                vk_stn_obj(69u, 771781752u);
+                vk_stn_obj(70u, 1953720435u);
+                vk_stn_obj(71u, 1650553970u);
+                vk_stn_obj(72u, 0u);
             }
             if (gl_GlobalInvocationID.x < 4u) {
                 uint v_encoded_word = vk_ldn_ssa(gl_GlobalInvocationID.x);
                 uint v_write_offset = (64u + gl_GlobalInvocationID.x);
-                vk_st_obj(v_write_offset, v_encoded_word);
+                vk_stn_obj(v_write_offset, v_encoded_word);
             }
         }
     }

@@ -20,7 +20,7 @@ bool vyre_or(bool a, bool b) { return a || b; }
 uint vk_ld_tok_types(uint vk_i) { uint vk_n = uint(b_tok_types.length()); uint vk_x = b_tok_types[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ld_tok_depths(uint vk_i) { uint vk_n = uint(b_tok_depths.length()); uint vk_x = b_tok_depths[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ldn_tok_depths(uint vk_i) { uint vk_x = b_tok_depths[vk_i]; return vk_x; }
-void vk_st_node_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_node_out.length())) b_node_out[vk_i] = vk_v; }
+void vk_stn_node_out(uint vk_i, uint vk_v) { b_node_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::parsing::opt_propagate_type_specifiers
@@ -69,7 +69,7 @@ void main() {
                         v_active_type = v_scan_tok;
                     }
                 }
-                vk_st_node_out(gl_GlobalInvocationID.x, v_active_type);
+                vk_stn_node_out(gl_GlobalInvocationID.x, v_active_type);
             }
         }
     }

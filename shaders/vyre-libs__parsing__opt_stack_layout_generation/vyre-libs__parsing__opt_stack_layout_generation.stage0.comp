@@ -9,7 +9,7 @@ layout(std430, set = 0, binding = 1) buffer vk_buf_spills { uint b_spills[]; }; 
 layout(std430, set = 0, binding = 2) buffer vk_buf_tmp_stack_frame_size { uint b_tmp_stack_frame_size[]; };  // u32, ReadWrite
 
 uint vk_ldn_regs(uint vk_i) { uint vk_x = b_regs[vk_i]; return vk_x; }
-void vk_st_spills(uint vk_i, uint vk_v) { if (vk_i < uint(b_spills.length())) b_spills[vk_i] = vk_v; }
+void vk_stn_spills(uint vk_i, uint vk_v) { b_spills[vk_i] = vk_v; }
 uint vk_at_add_tmp_stack_frame_size(uint vk_i, uint vk_v) { return vk_i < uint(b_tmp_stack_frame_size.length()) ? atomicAdd(b_tmp_stack_frame_size[vk_i], vk_v) : 0u; }
 
 void main() {
@@ -18,7 +18,7 @@ void main() {
             uint v_item = vk_ldn_regs(gl_GlobalInvocationID.x);
             if (v_item >= 16u) {
                 uint v_claim = vk_at_add_tmp_stack_frame_size(0u, 8u);
-                vk_st_spills(gl_GlobalInvocationID.x, v_claim);
+                vk_stn_spills(gl_GlobalInvocationID.x, v_claim);
             }
         }
     }

@@ -11,7 +11,7 @@ layout(std430, set = 0, binding = 2) buffer vk_buf_thread_block_interference { u
 uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
 uint vk_ldn_cfg(uint vk_i) { uint vk_x = b_cfg[vk_i]; return vk_x; }
-void vk_st_regs(uint vk_i, uint vk_v) { if (vk_i < uint(b_regs.length())) b_regs[vk_i] = vk_v; }
+void vk_stn_regs(uint vk_i, uint vk_v) { b_regs[vk_i] = vk_v; }
 uint vk_at_add_thread_block_interference(uint vk_i, uint vk_v) { return vk_i < uint(b_thread_block_interference.length()) ? atomicAdd(b_thread_block_interference[vk_i], vk_v) : 0u; }
 
 void main() {
@@ -20,7 +20,7 @@ void main() {
             uint v_node = vk_ldn_cfg(gl_GlobalInvocationID.x);
             uint v_used_registers_mask = vk_at_add_thread_block_interference(0u, v_node);
             uint v_assigned_reg = vyre_mod_u32(gl_GlobalInvocationID.x, 16u);
-            vk_st_regs(gl_GlobalInvocationID.x, v_assigned_reg);
+            vk_stn_regs(gl_GlobalInvocationID.x, v_assigned_reg);
         }
     }
 }

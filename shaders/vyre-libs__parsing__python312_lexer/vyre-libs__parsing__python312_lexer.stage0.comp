@@ -21,9 +21,9 @@ bool vyre_or(bool a, bool b) { return a || b; }
 
 uint vk_ld_haystack(uint vk_i) { uint vk_n = uint(b_haystack.length()); uint vk_x = b_haystack[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ldn_haystack(uint vk_i) { uint vk_x = b_haystack[vk_i]; return vk_x; }
-void vk_st_tok_types(uint vk_i, uint vk_v) { if (vk_i < uint(b_tok_types.length())) b_tok_types[vk_i] = vk_v; }
-void vk_st_tok_starts(uint vk_i, uint vk_v) { if (vk_i < uint(b_tok_starts.length())) b_tok_starts[vk_i] = vk_v; }
-void vk_st_tok_lens(uint vk_i, uint vk_v) { if (vk_i < uint(b_tok_lens.length())) b_tok_lens[vk_i] = vk_v; }
+void vk_stn_tok_types(uint vk_i, uint vk_v) { b_tok_types[vk_i] = vk_v; }
+void vk_stn_tok_starts(uint vk_i, uint vk_v) { b_tok_starts[vk_i] = vk_v; }
+void vk_stn_tok_lens(uint vk_i, uint vk_v) { b_tok_lens[vk_i] = vk_v; }
 uint vk_at_add_counts(uint vk_i, uint vk_v) { return vk_i < uint(b_counts.length()) ? atomicAdd(b_counts[vk_i], vk_v) : 0u; }
 
 void main() {
@@ -265,9 +265,9 @@ void main() {
                     v_emit = 0u;
                 }
                 if (v_emit == 1u) {
-                    vk_st_tok_types(gl_GlobalInvocationID.x, v_token_type);
-                    vk_st_tok_starts(gl_GlobalInvocationID.x, gl_GlobalInvocationID.x);
-                    vk_st_tok_lens(gl_GlobalInvocationID.x, v_token_len);
+                    vk_stn_tok_types(gl_GlobalInvocationID.x, v_token_type);
+                    vk_stn_tok_starts(gl_GlobalInvocationID.x, gl_GlobalInvocationID.x);
+                    vk_stn_tok_lens(gl_GlobalInvocationID.x, v_token_len);
                     uint v_token_slot = vk_at_add_counts(0u, 1u);
                     v_token_slot = v_token_slot;
                 }

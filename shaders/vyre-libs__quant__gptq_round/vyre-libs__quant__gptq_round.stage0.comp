@@ -60,7 +60,7 @@ float vyre_fdiv(float a, float b) {
 
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_scale(uint vk_i) { float vk_x = b_scale[vk_i]; return vyre_canon(vk_x); }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -148,7 +148,7 @@ void main() {
                                 uint v_i = v_co_g2;
                                 if (v_i < 4u) {
                                     float v_cse_0 = vyre_select((vyre_select(vyre_isfinite(vyre_select((vyre_select(vyre_isfinite(vk_ldn_input(v_i)), vk_ldn_input(v_i), 0.0) == vyre_select(vyre_and(vyre_truthy(vyre_isfinite(vk_ldn_scale(v_i))), vyre_truthy((vk_ldn_scale(v_i) > 1.1754943508222875e-38))), vk_ldn_scale(v_i), 1.1754943508222875e-38)), 1.0, vyre_fdiv(vyre_select(vyre_isfinite(vk_ldn_input(v_i)), vk_ldn_input(v_i), 0.0), vyre_select(vyre_and(vyre_truthy(vyre_isfinite(vk_ldn_scale(v_i))), vyre_truthy((vk_ldn_scale(v_i) > 1.1754943508222875e-38))), vk_ldn_scale(v_i), 1.1754943508222875e-38)))), vyre_select((vyre_select(vyre_isfinite(vk_ldn_input(v_i)), vk_ldn_input(v_i), 0.0) == vyre_select(vyre_and(vyre_truthy(vyre_isfinite(vk_ldn_scale(v_i))), vyre_truthy((vk_ldn_scale(v_i) > 1.1754943508222875e-38))), vk_ldn_scale(v_i), 1.1754943508222875e-38)), 1.0, vyre_fdiv(vyre_select(vyre_isfinite(vk_ldn_input(v_i)), vk_ldn_input(v_i), 0.0), vyre_select(vyre_and(vyre_truthy(vyre_isfinite(vk_ldn_scale(v_i))), vyre_truthy((vk_ldn_scale(v_i) > 1.1754943508222875e-38))), vk_ldn_scale(v_i), 1.1754943508222875e-38))), 0.0) < 0.0), 0.0, vyre_select(vyre_isfinite(vyre_select((vyre_select(vyre_isfinite(vk_ldn_input(v_i)), vk_ldn_input(v_i), 0.0) == vyre_select(vyre_and(vyre_truthy(vyre_isfinite(vk_ldn_scale(v_i))), vyre_truthy((vk_ldn_scale(v_i) > 1.1754943508222875e-38))), vk_ldn_scale(v_i), 1.1754943508222875e-38)), 1.0, vyre_fdiv(vyre_select(vyre_isfinite(vk_ldn_input(v_i)), vk_ldn_input(v_i), 0.0), vyre_select(vyre_and(vyre_truthy(vyre_isfinite(vk_ldn_scale(v_i))), vyre_truthy((vk_ldn_scale(v_i) > 1.1754943508222875e-38))), vk_ldn_scale(v_i), 1.1754943508222875e-38)))), vyre_select((vyre_select(vyre_isfinite(vk_ldn_input(v_i)), vk_ldn_input(v_i), 0.0) == vyre_select(vyre_and(vyre_truthy(vyre_isfinite(vk_ldn_scale(v_i))), vyre_truthy((vk_ldn_scale(v_i) > 1.1754943508222875e-38))), vk_ldn_scale(v_i), 1.1754943508222875e-38)), 1.0, vyre_fdiv(vyre_select(vyre_isfinite(vk_ldn_input(v_i)), vk_ldn_input(v_i), 0.0), vyre_select(vyre_and(vyre_truthy(vyre_isfinite(vk_ldn_scale(v_i))), vyre_truthy((vk_ldn_scale(v_i) > 1.1754943508222875e-38))), vk_ldn_scale(v_i), 1.1754943508222875e-38))), 0.0));
-                                    vk_st_output(v_i, vyre_select((v_cse_0 > 63.0), 63.0, v_cse_0));
+                                    vk_stn_output(v_i, vyre_select((v_cse_0 > 63.0), 63.0, v_cse_0));
                                 }
                             }
                         }

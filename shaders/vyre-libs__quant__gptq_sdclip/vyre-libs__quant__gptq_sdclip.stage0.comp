@@ -22,7 +22,7 @@ float vyre_select(bool c, float a, float b) { return c ? a : b; }
 bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -109,7 +109,7 @@ void main() {
                                 uint v_i = v_co_g2;
                                 if (v_i < 4u) {
                                     float v_cse_0 = vyre_select((vyre_select(vyre_isfinite(vyre_select(vyre_isfinite(vk_ldn_input(v_i)), vk_ldn_input(v_i), 0.0)), vyre_select(vyre_isfinite(vk_ldn_input(v_i)), vk_ldn_input(v_i), 0.0), (-30.0)) < (-30.0)), (-30.0), vyre_select(vyre_isfinite(vyre_select(vyre_isfinite(vk_ldn_input(v_i)), vk_ldn_input(v_i), 0.0)), vyre_select(vyre_isfinite(vk_ldn_input(v_i)), vk_ldn_input(v_i), 0.0), (-30.0)));
-                                    vk_st_output(v_i, vyre_select((v_cse_0 > 30.0), 30.0, v_cse_0));
+                                    vk_stn_output(v_i, vyre_select((v_cse_0 > 30.0), 30.0, v_cse_0));
                                 }
                             }
                         }

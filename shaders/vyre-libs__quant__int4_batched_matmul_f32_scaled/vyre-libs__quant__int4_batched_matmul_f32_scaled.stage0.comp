@@ -54,7 +54,7 @@ uint vk_ldn_weights(uint vk_i) { uint vk_x = b_weights[vk_i]; return vk_x; }
 uint vk_ldn_activations(uint vk_i) { uint vk_x = b_activations[vk_i]; return vk_x; }
 float vk_ldn_row_scales(uint vk_i) { float vk_x = b_row_scales[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_batch_scales(uint vk_i) { float vk_x = b_batch_scales[vk_i]; return vyre_canon(vk_x); }
-void vk_st_out(uint vk_i, float vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vyre_canon(vk_v); }
+void vk_stn_out(uint vk_i, float vk_v) { b_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -122,7 +122,7 @@ void main() {
                         vyre_sp_state = 0x7F800000u;
                         float vk_spv5 = vyre_sp_mul(vyre_sp_mul(v_i4_matmul_acc, vk_ldn_row_scales(v_i4_matmul_row)), vk_ldn_batch_scales(v_i4_matmul_batch));
                         if (vyre_sp_state == 0u) { vk_spv5 = vyre_fmul(vyre_fmul(v_i4_matmul_acc, vk_ldn_row_scales(v_i4_matmul_row)), vk_ldn_batch_scales(v_i4_matmul_batch)); }  // a zero or subnormal: exactly
-                        vk_st_out(v_i4_matmul_out_index, vk_spv5);
+                        vk_stn_out(v_i4_matmul_out_index, vk_spv5);
                     }
                 }
             }

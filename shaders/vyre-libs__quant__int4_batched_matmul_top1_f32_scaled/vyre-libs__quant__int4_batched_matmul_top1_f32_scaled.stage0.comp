@@ -49,7 +49,7 @@ float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = m
 
 uint vk_ldn_weights(uint vk_i) { uint vk_x = b_weights[vk_i]; return vk_x; }
 uint vk_ldn_activations(uint vk_i) { uint vk_x = b_activations[vk_i]; return vk_x; }
-void vk_st_opt_tab0dae_i4_top1_acc0(uint vk_i, float vk_v) { if (vk_i < uint(b_opt_tab0dae_i4_top1_acc0.length())) b_opt_tab0dae_i4_top1_acc0[vk_i] = vyre_canon(vk_v); }
+void vk_stn_opt_tab0dae_i4_top1_acc0(uint vk_i, float vk_v) { b_opt_tab0dae_i4_top1_acc0[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.tabulate
@@ -111,7 +111,7 @@ void main() {
                     v_i4_top1_acc = vyre_canon(v_i4_top1_acc);
                 }
             }
-            vk_st_opt_tab0dae_i4_top1_acc0(v_opt_tab_g1, v_i4_top1_acc);
+            vk_stn_opt_tab0dae_i4_top1_acc0(v_opt_tab_g1, v_i4_top1_acc);
         }
     }
 }

@@ -29,7 +29,7 @@ float vyre_fmul(float a, float b) {
 
 float vk_ldn_row_scales(uint vk_i) { float vk_x = b_row_scales[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_batch_scales(uint vk_i) { float vk_x = b_batch_scales[vk_i]; return vyre_canon(vk_x); }
-void vk_st_out(uint vk_i, float vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vyre_canon(vk_v); }
+void vk_stn_out(uint vk_i, float vk_v) { b_out[vk_i] = vyre_canon(vk_v); }
 float vk_ldn_opt_tab0dae_i4_top1_acc0(uint vk_i) { float vk_x = b_opt_tab0dae_i4_top1_acc0[vk_i]; return vyre_canon(vk_x); }
 
 void main() {
@@ -50,8 +50,8 @@ void main() {
                             v_i4_top1_best_index = v_i4_top1_row;
                         }
                     }
-                    vk_st_out(v_i4_top1_batch, v_i4_top1_best_score);
-                    vk_st_out((2u + v_i4_top1_batch), float(v_i4_top1_best_index));
+                    vk_stn_out(v_i4_top1_batch, v_i4_top1_best_score);
+                    vk_stn_out((2u + v_i4_top1_batch), float(v_i4_top1_best_index));
                 }
             }
         }

@@ -54,7 +54,7 @@ uint vk_ldn_lhs(uint vk_i) { uint vk_x = b_lhs[vk_i]; return vk_x; }
 uint vk_ldn_rhs(uint vk_i) { uint vk_x = b_rhs[vk_i]; return vk_x; }
 float vk_ldn_lhs_scale(uint vk_i) { float vk_x = b_lhs_scale[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_rhs_scale(uint vk_i) { float vk_x = b_rhs_scale[vk_i]; return vyre_canon(vk_x); }
-void vk_st_out(uint vk_i, float vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vyre_canon(vk_v); }
+void vk_stn_out(uint vk_i, float vk_v) { b_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -111,7 +111,7 @@ void main() {
                         vyre_sp_state = 0x7F800000u;
                         float vk_spv5 = vyre_sp_mul(vyre_sp_mul(v_i4_dot_acc, vk_ldn_lhs_scale(0u)), vk_ldn_rhs_scale(0u));
                         if (vyre_sp_state == 0u) { vk_spv5 = vyre_fmul(vyre_fmul(v_i4_dot_acc, vk_ldn_lhs_scale(0u)), vk_ldn_rhs_scale(0u)); }  // a zero or subnormal: exactly
-                        vk_st_out(0u, vk_spv5);
+                        vk_stn_out(0u, vk_spv5);
                     }
                 }
             }

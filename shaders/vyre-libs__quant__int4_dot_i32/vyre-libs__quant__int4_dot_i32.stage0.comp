@@ -17,7 +17,7 @@ uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
 uint vk_ldn_lhs(uint vk_i) { uint vk_x = b_lhs[vk_i]; return vk_x; }
 uint vk_ldn_rhs(uint vk_i) { uint vk_x = b_rhs[vk_i]; return vk_x; }
-void vk_st_out(uint vk_i, int vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vk_v; }
+void vk_stn_out(uint vk_i, int vk_v) { b_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -36,7 +36,7 @@ void main() {
                         int v_i4_dot_rhs = vyre_select(((v_i4_dot_rhs_nibble & 8u) == 0u), v_cse_1, (v_cse_1 - 16));
                         v_i4_dot_acc = (v_i4_dot_acc + (v_i4_dot_lhs * v_i4_dot_rhs));
                     }
-                    vk_st_out(0u, v_i4_dot_acc);
+                    vk_stn_out(0u, v_i4_dot_acc);
                 }
             }
         }

@@ -51,7 +51,7 @@ float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = m
 uint vk_ldn_weights(uint vk_i) { uint vk_x = b_weights[vk_i]; return vk_x; }
 float vk_ldn_x(uint vk_i) { float vk_x = b_x[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_scales(uint vk_i) { float vk_x = b_scales[vk_i]; return vyre_canon(vk_x); }
-void vk_st_out(uint vk_i, float vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vyre_canon(vk_v); }
+void vk_stn_out(uint vk_i, float vk_v) { b_out[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -101,7 +101,7 @@ void main() {
                             v_i4_matvec_acc = vyre_canon(v_i4_matvec_acc);
                         }
                     }
-                    vk_st_out(v_i4_matvec_out_index, vyre_fmul(v_i4_matvec_acc, vk_ldn_scales(v_i4_matvec_row)));
+                    vk_stn_out(v_i4_matvec_out_index, vyre_fmul(v_i4_matvec_acc, vk_ldn_scales(v_i4_matvec_row)));
                 }
             }
         }

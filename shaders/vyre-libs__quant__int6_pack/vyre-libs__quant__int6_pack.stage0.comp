@@ -10,7 +10,7 @@ layout(std430, set = 0, binding = 1) buffer vk_buf_output { uint b_output[]; }; 
 layout(std430, set = 0, binding = 1) buffer vk_buf4_output { uvec4 vk_v4_output[]; };  // b_output as 4-word vectors
 
 uint vk_ldn_input(uint vk_i) { uint vk_x = b_input[vk_i]; return vk_x; }
-void vk_st_output(uint vk_i, uint vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vk_v; }
+void vk_stn_output(uint vk_i, uint vk_v) { b_output[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -101,7 +101,7 @@ void main() {
                                 {  // region vyre-libs::substrate::indexed_map
                                     uint v_i = v_co_g2;
                                     if (v_i < 4u) {
-                                        vk_st_output(v_i, (vk_ldn_input(v_i) & 63u));
+                                        vk_stn_output(v_i, (vk_ldn_input(v_i) & 63u));
                                     }
                                 }
                             }

@@ -43,7 +43,7 @@ float vyre_sp_mul(float a, float b) { precise float r = a * b; vyre_sp_state = m
 uint vk_ldn_packed(uint vk_i) { uint vk_x = b_packed[vk_i]; return vk_x; }
 float vk_ldn_scale(uint vk_i) { float vk_x = b_scale[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_zero(uint vk_i) { float vk_x = b_zero[vk_i]; return vyre_canon(vk_x); }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -163,7 +163,7 @@ void main() {
                                             vyre_sp_state = 0x7F800000u;
                                             float vk_spv6 = vyre_sp_add(vyre_sp_mul(float((vk_ldn_packed(v_i) & 63u)), vk_ldn_scale(v_cse_0)), vk_ldn_zero(v_cse_0));
                                             if (vyre_sp_state == 0u) { vk_spv6 = vyre_fadd(vyre_fmul(float((vk_ldn_packed(v_i) & 63u)), vk_ldn_scale(v_cse_0)), vk_ldn_zero(v_cse_0)); }  // a zero or subnormal: exactly
-                                            vk_st_output(v_i, vk_spv6);
+                                            vk_stn_output(v_i, vk_spv6);
                                         }
                                     }
                                 }

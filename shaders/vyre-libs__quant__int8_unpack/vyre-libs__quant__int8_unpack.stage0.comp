@@ -29,7 +29,7 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
 uint vk_ldn_packed(uint vk_i) { uint vk_x = b_packed[vk_i]; return vk_x; }
 float vk_ldn_scales(uint vk_i) { float vk_x = b_scales[vk_i]; return vyre_canon(vk_x); }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -111,7 +111,7 @@ void main() {
                             {  // region vyre-libs::quant::int8_unpack
                                 uint v_i = v_co_g2;
                                 if (v_i < 4u) {
-                                    vk_st_output(v_i, vyre_fmul(float(vk_ldn_packed(v_i)), vk_ldn_scales(vyre_div_u32(v_i, 2u))));
+                                    vk_stn_output(v_i, vyre_fmul(float(vk_ldn_packed(v_i)), vk_ldn_scales(vyre_div_u32(v_i, 2u))));
                                 }
                             }
                         }

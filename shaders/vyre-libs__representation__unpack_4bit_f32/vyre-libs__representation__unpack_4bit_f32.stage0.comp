@@ -18,7 +18,7 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
 uint vk_ldn_input(uint vk_i) { uint vk_x = b_input[vk_i]; return vk_x; }
-void vk_st_output(uint vk_i, float vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vyre_canon(vk_v); }
+void vk_stn_output(uint vk_i, float vk_v) { b_output[vk_i] = vyre_canon(vk_v); }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -99,7 +99,7 @@ void main() {
                             {  // region vyre-libs::representation::unpack_4bit_f32
                                 uint v_i = v_co_g2;
                                 if (v_i < 16u) {
-                                    vk_st_output(v_i, float(((vk_ldn_input(vyre_div_u32(v_i, 8u)) >> ((vyre_mod_u32(v_i, 8u) * 4u) & 31u)) & 15u)));
+                                    vk_stn_output(v_i, float(((vk_ldn_input(vyre_div_u32(v_i, 8u)) >> ((vyre_mod_u32(v_i, 8u) * 4u) & 31u)) & 15u)));
                                 }
                             }
                         }

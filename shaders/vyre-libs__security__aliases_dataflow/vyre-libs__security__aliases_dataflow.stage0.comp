@@ -20,33 +20,33 @@ layout(std430, set = 0, binding = 12) coherent buffer vk_buf_y_in_x { uint b_y_i
 layout(std430, set = 0, binding = 13) coherent buffer vk_buf_out { uint b_out[]; };  // u32, ReadWrite
 
 uint vk_ldn_reach_x(uint vk_i) { uint vk_x = b_reach_x[vk_i]; return vk_x; }
-void vk_st_reach_x(uint vk_i, uint vk_v) { if (vk_i < uint(b_reach_x.length())) b_reach_x[vk_i] = vk_v; }
+void vk_stn_reach_x(uint vk_i, uint vk_v) { b_reach_x[vk_i] = vk_v; }
 uint vk_ldn_x(uint vk_i) { uint vk_x = b_x[vk_i]; return vk_x; }
 uint vk_ldn_reach_y(uint vk_i) { uint vk_x = b_reach_y[vk_i]; return vk_x; }
-void vk_st_reach_y(uint vk_i, uint vk_v) { if (vk_i < uint(b_reach_y.length())) b_reach_y[vk_i] = vk_v; }
+void vk_stn_reach_y(uint vk_i, uint vk_v) { b_reach_y[vk_i] = vk_v; }
 uint vk_ldn_y(uint vk_i) { uint vk_x = b_y[vk_i]; return vk_x; }
 uint vk_ldn_hop_x(uint vk_i) { uint vk_x = b_hop_x[vk_i]; return vk_x; }
-void vk_st_hop_x(uint vk_i, uint vk_v) { if (vk_i < uint(b_hop_x.length())) b_hop_x[vk_i] = vk_v; }
+void vk_stn_hop_x(uint vk_i, uint vk_v) { b_hop_x[vk_i] = vk_v; }
 uint vk_at_or_hop_x(uint vk_i, uint vk_v) { return vk_i < uint(b_hop_x.length()) ? atomicOr(b_hop_x[vk_i], vk_v) : 0u; }
 uint vk_ldn_hop_y(uint vk_i) { uint vk_x = b_hop_y[vk_i]; return vk_x; }
-void vk_st_hop_y(uint vk_i, uint vk_v) { if (vk_i < uint(b_hop_y.length())) b_hop_y[vk_i] = vk_v; }
+void vk_stn_hop_y(uint vk_i, uint vk_v) { b_hop_y[vk_i] = vk_v; }
 uint vk_at_or_hop_y(uint vk_i, uint vk_v) { return vk_i < uint(b_hop_y.length()) ? atomicOr(b_hop_y[vk_i], vk_v) : 0u; }
 uint vk_ldn_pg_edge_offsets(uint vk_i) { uint vk_x = b_pg_edge_offsets[vk_i]; return vk_x; }
 uint vk_ld_pg_edge_targets(uint vk_i) { uint vk_n = uint(b_pg_edge_targets.length()); uint vk_x = b_pg_edge_targets[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ld_pg_edge_kind_mask(uint vk_i) { uint vk_n = uint(b_pg_edge_kind_mask.length()); uint vk_x = b_pg_edge_kind_mask[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ldn_x_in_y(uint vk_i) { uint vk_x = b_x_in_y[vk_i]; return vk_x; }
-void vk_st_x_in_y(uint vk_i, uint vk_v) { if (vk_i < uint(b_x_in_y.length())) b_x_in_y[vk_i] = vk_v; }
+void vk_stn_x_in_y(uint vk_i, uint vk_v) { b_x_in_y[vk_i] = vk_v; }
 uint vk_ldn_y_in_x(uint vk_i) { uint vk_x = b_y_in_x[vk_i]; return vk_x; }
-void vk_st_y_in_x(uint vk_i, uint vk_v) { if (vk_i < uint(b_y_in_x.length())) b_y_in_x[vk_i] = vk_v; }
+void vk_stn_y_in_x(uint vk_i, uint vk_v) { b_y_in_x[vk_i] = vk_v; }
 uint vk_ldn_out(uint vk_i) { uint vk_x = b_out[vk_i]; return vk_x; }
-void vk_st_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vk_v; }
+void vk_stn_out(uint vk_i, uint vk_v) { b_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre.program.root
         {
             {  // region vyre-primitives::bitset::or_into
                 if (gl_GlobalInvocationID.x < 1u) {
-                    vk_st_reach_x(gl_GlobalInvocationID.x, (vk_ldn_reach_x(gl_GlobalInvocationID.x) | vk_ldn_x(gl_GlobalInvocationID.x)));
+                    vk_stn_reach_x(gl_GlobalInvocationID.x, (vk_ldn_reach_x(gl_GlobalInvocationID.x) | vk_ldn_x(gl_GlobalInvocationID.x)));
                 }
             }
         }
@@ -54,7 +54,7 @@ void main() {
         {
             {  // region vyre-primitives::bitset::or_into
                 if (gl_GlobalInvocationID.x < 1u) {
-                    vk_st_reach_y(gl_GlobalInvocationID.x, (vk_ldn_reach_y(gl_GlobalInvocationID.x) | vk_ldn_y(gl_GlobalInvocationID.x)));
+                    vk_stn_reach_y(gl_GlobalInvocationID.x, (vk_ldn_reach_y(gl_GlobalInvocationID.x) | vk_ldn_y(gl_GlobalInvocationID.x)));
                 }
             }
         }
@@ -62,7 +62,7 @@ void main() {
         {
             {  // region vyre-libs::security::aliases_dataflow::zero
                 if (gl_GlobalInvocationID.x < 1u) {
-                    vk_st_hop_x(gl_GlobalInvocationID.x, 0u);
+                    vk_stn_hop_x(gl_GlobalInvocationID.x, 0u);
                 }
             }
         }
@@ -70,7 +70,7 @@ void main() {
         {
             {  // region vyre-libs::security::aliases_dataflow::zero
                 if (gl_GlobalInvocationID.x < 1u) {
-                    vk_st_hop_y(gl_GlobalInvocationID.x, 0u);
+                    vk_stn_hop_y(gl_GlobalInvocationID.x, 0u);
                 }
             }
         }
@@ -134,7 +134,7 @@ void main() {
         {
             {  // region vyre-primitives::bitset::or_into
                 if (gl_GlobalInvocationID.x < 1u) {
-                    vk_st_reach_x(gl_GlobalInvocationID.x, (vk_ldn_reach_x(gl_GlobalInvocationID.x) | vk_ldn_hop_x(gl_GlobalInvocationID.x)));
+                    vk_stn_reach_x(gl_GlobalInvocationID.x, (vk_ldn_reach_x(gl_GlobalInvocationID.x) | vk_ldn_hop_x(gl_GlobalInvocationID.x)));
                 }
             }
         }
@@ -142,7 +142,7 @@ void main() {
         {
             {  // region vyre-primitives::bitset::or_into
                 if (gl_GlobalInvocationID.x < 1u) {
-                    vk_st_reach_y(gl_GlobalInvocationID.x, (vk_ldn_reach_y(gl_GlobalInvocationID.x) | vk_ldn_hop_y(gl_GlobalInvocationID.x)));
+                    vk_stn_reach_y(gl_GlobalInvocationID.x, (vk_ldn_reach_y(gl_GlobalInvocationID.x) | vk_ldn_hop_y(gl_GlobalInvocationID.x)));
                 }
             }
         }
@@ -150,7 +150,7 @@ void main() {
         {
             {  // region vyre-primitives::bitset::and
                 if (gl_GlobalInvocationID.x < 1u) {
-                    vk_st_x_in_y(gl_GlobalInvocationID.x, (vk_ldn_reach_y(gl_GlobalInvocationID.x) & vk_ldn_x(gl_GlobalInvocationID.x)));
+                    vk_stn_x_in_y(gl_GlobalInvocationID.x, (vk_ldn_reach_y(gl_GlobalInvocationID.x) & vk_ldn_x(gl_GlobalInvocationID.x)));
                 }
             }
         }
@@ -158,7 +158,7 @@ void main() {
         {
             {  // region vyre-primitives::bitset::and
                 if (gl_GlobalInvocationID.x < 1u) {
-                    vk_st_y_in_x(gl_GlobalInvocationID.x, (vk_ldn_reach_x(gl_GlobalInvocationID.x) & vk_ldn_y(gl_GlobalInvocationID.x)));
+                    vk_stn_y_in_x(gl_GlobalInvocationID.x, (vk_ldn_reach_x(gl_GlobalInvocationID.x) & vk_ldn_y(gl_GlobalInvocationID.x)));
                 }
             }
         }
@@ -166,7 +166,7 @@ void main() {
         {
             {  // region vyre-primitives::bitset::or_into
                 if (gl_GlobalInvocationID.x < 1u) {
-                    vk_st_out(gl_GlobalInvocationID.x, (vk_ldn_out(gl_GlobalInvocationID.x) | vk_ldn_x_in_y(gl_GlobalInvocationID.x)));
+                    vk_stn_out(gl_GlobalInvocationID.x, (vk_ldn_out(gl_GlobalInvocationID.x) | vk_ldn_x_in_y(gl_GlobalInvocationID.x)));
                 }
             }
         }
@@ -174,7 +174,7 @@ void main() {
         {
             {  // region vyre-primitives::bitset::or_into
                 if (gl_GlobalInvocationID.x < 1u) {
-                    vk_st_out(gl_GlobalInvocationID.x, (vk_ldn_out(gl_GlobalInvocationID.x) | vk_ldn_y_in_x(gl_GlobalInvocationID.x)));
+                    vk_stn_out(gl_GlobalInvocationID.x, (vk_ldn_out(gl_GlobalInvocationID.x) | vk_ldn_y_in_x(gl_GlobalInvocationID.x)));
                 }
             }
         }

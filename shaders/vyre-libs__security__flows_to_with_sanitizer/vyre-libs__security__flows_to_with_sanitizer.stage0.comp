@@ -16,7 +16,7 @@ layout(std430, set = 0, binding = 8) coherent buffer vk_buf_reach { uint b_reach
 layout(std430, set = 0, binding = 9) coherent buffer vk_buf_alive { uint b_alive[]; };  // u32, ReadWrite
 layout(std430, set = 0, binding = 10) readonly buffer vk_buf_sink { uint b_sink[]; };  // u32, ReadOnly
 layout(std430, set = 0, binding = 11) coherent buffer vk_buf_hits { uint b_hits[]; };  // u32, ReadWrite
-layout(std430, set = 0, binding = 12) coherent buffer vk_buf_out_scalar { uint b_out_scalar[]; };  // u32, ReadWrite
+layout(std430, set = 0, binding = 12) buffer vk_buf_out_scalar { uint b_out_scalar[]; };  // u32, ReadWrite
 
 uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
 int vyre_select(bool c, int a, int b) { return c ? a : b; }
@@ -26,18 +26,18 @@ bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 uint vk_ldn_source(uint vk_i) { uint vk_x = b_source[vk_i]; return vk_x; }
 uint vk_ldn_sanitizer(uint vk_i) { uint vk_x = b_sanitizer[vk_i]; return vk_x; }
 uint vk_ldn_clean(uint vk_i) { uint vk_x = b_clean[vk_i]; return vk_x; }
-void vk_st_clean(uint vk_i, uint vk_v) { if (vk_i < uint(b_clean.length())) b_clean[vk_i] = vk_v; }
+void vk_stn_clean(uint vk_i, uint vk_v) { b_clean[vk_i] = vk_v; }
 uint vk_ldn_pg_edge_offsets(uint vk_i) { uint vk_x = b_pg_edge_offsets[vk_i]; return vk_x; }
 uint vk_ld_pg_edge_targets(uint vk_i) { uint vk_n = uint(b_pg_edge_targets.length()); uint vk_x = b_pg_edge_targets[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ld_pg_edge_kind_mask(uint vk_i) { uint vk_n = uint(b_pg_edge_kind_mask.length()); uint vk_x = b_pg_edge_kind_mask[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ldn_reach(uint vk_i) { uint vk_x = b_reach[vk_i]; return vk_x; }
 uint vk_at_or_reach(uint vk_i, uint vk_v) { return vk_i < uint(b_reach.length()) ? atomicOr(b_reach[vk_i], vk_v) : 0u; }
 uint vk_ldn_alive(uint vk_i) { uint vk_x = b_alive[vk_i]; return vk_x; }
-void vk_st_alive(uint vk_i, uint vk_v) { if (vk_i < uint(b_alive.length())) b_alive[vk_i] = vk_v; }
+void vk_stn_alive(uint vk_i, uint vk_v) { b_alive[vk_i] = vk_v; }
 uint vk_ldn_sink(uint vk_i) { uint vk_x = b_sink[vk_i]; return vk_x; }
 uint vk_ldn_hits(uint vk_i) { uint vk_x = b_hits[vk_i]; return vk_x; }
-void vk_st_hits(uint vk_i, uint vk_v) { if (vk_i < uint(b_hits.length())) b_hits[vk_i] = vk_v; }
-void vk_st_out_scalar(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_scalar.length())) b_out_scalar[vk_i] = vk_v; }
+void vk_stn_hits(uint vk_i, uint vk_v) { b_hits[vk_i] = vk_v; }
+void vk_stn_out_scalar(uint vk_i, uint vk_v) { b_out_scalar[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::security::flows_to_with_sanitizer
@@ -45,7 +45,7 @@ void main() {
             {
                 {  // region vyre-primitives::bitset::and_not
                     if (gl_GlobalInvocationID.x < 1u) {
-                        vk_st_clean(gl_GlobalInvocationID.x, (vk_ldn_source(gl_GlobalInvocationID.x) & (~vk_ldn_sanitizer(gl_GlobalInvocationID.x))));
+                        vk_stn_clean(gl_GlobalInvocationID.x, (vk_ldn_source(gl_GlobalInvocationID.x) & (~vk_ldn_sanitizer(gl_GlobalInvocationID.x))));
                     }
                 }
             }
@@ -81,7 +81,7 @@ void main() {
             {
                 {  // region vyre-primitives::bitset::and_not
                     if (gl_GlobalInvocationID.x < 1u) {
-                        vk_st_alive(gl_GlobalInvocationID.x, (vk_ldn_reach(gl_GlobalInvocationID.x) & (~vk_ldn_sanitizer(gl_GlobalInvocationID.x))));
+                        vk_stn_alive(gl_GlobalInvocationID.x, (vk_ldn_reach(gl_GlobalInvocationID.x) & (~vk_ldn_sanitizer(gl_GlobalInvocationID.x))));
                     }
                 }
             }
@@ -89,7 +89,7 @@ void main() {
             {
                 {  // region vyre-primitives::bitset::and
                     if (gl_GlobalInvocationID.x < 1u) {
-                        vk_st_hits(gl_GlobalInvocationID.x, (vk_ldn_alive(gl_GlobalInvocationID.x) & vk_ldn_sink(gl_GlobalInvocationID.x)));
+                        vk_stn_hits(gl_GlobalInvocationID.x, (vk_ldn_alive(gl_GlobalInvocationID.x) & vk_ldn_sink(gl_GlobalInvocationID.x)));
                     }
                 }
             }
@@ -108,7 +108,7 @@ void main() {
                             }
                         }
                         bool v_cse_0 = (v_Z_Z_vyre_fuse_a4_acc != 0u);
-                        vk_st_out_scalar(0u, vyre_select(v_cse_0, 1u, 0u));
+                        vk_stn_out_scalar(0u, vyre_select(v_cse_0, 1u, 0u));
                     }
                 }
             }

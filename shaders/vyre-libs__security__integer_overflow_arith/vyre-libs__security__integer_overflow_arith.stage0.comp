@@ -20,8 +20,8 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 uint vk_ldn_arith(uint vk_i) { uint vk_x = b_arith[vk_i]; return vk_x; }
 uint vk_ldn_reach(uint vk_i) { uint vk_x = b_reach[vk_i]; return vk_x; }
 uint vk_ldn_guards(uint vk_i) { uint vk_x = b_guards[vk_i]; return vk_x; }
-void vk_st_scratch(uint vk_i, uint vk_v) { if (vk_i < uint(b_scratch.length())) b_scratch[vk_i] = vk_v; }
-void vk_st_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vk_v; }
+void vk_stn_scratch(uint vk_i, uint vk_v) { b_scratch[vk_i] = vk_v; }
+void vk_stn_out(uint vk_i, uint vk_v) { b_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -100,8 +100,8 @@ void main() {
                     {  // region vyre-libs::security::integer_overflow_arith
                         if (v_co_g2 < 1u) {
                             uint v_attacker_arith = (vk_ldn_arith(v_co_g2) & vk_ldn_reach(v_co_g2));
-                            vk_st_scratch(v_co_g2, v_attacker_arith);
-                            vk_st_out(v_co_g2, (v_attacker_arith & (~vk_ldn_guards(v_co_g2))));
+                            vk_stn_scratch(v_co_g2, v_attacker_arith);
+                            vk_stn_out(v_co_g2, (v_attacker_arith & (~vk_ldn_guards(v_co_g2))));
                         }
                     }
                 }

@@ -17,7 +17,7 @@ bool vyre_select(bool c, bool a, bool b) { return c ? a : b; }
 uint vk_ld_parent(uint vk_i) { uint vk_n = uint(b_parent.length()); uint vk_x = b_parent[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ldn_target(uint vk_i) { uint vk_x = b_target[vk_i]; return vk_x; }
 void vk_st_path_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_path_out.length())) b_path_out[vk_i] = vk_v; }
-void vk_st_path_len(uint vk_i, uint vk_v) { if (vk_i < uint(b_path_len.length())) b_path_len[vk_i] = vk_v; }
+void vk_stn_path_len(uint vk_i, uint vk_v) { b_path_len[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.workgroup_size
@@ -42,7 +42,7 @@ void main() {
                         for (uint v_pad = v_len, vk_end2 = 4u; v_pad < vk_end2; v_pad++) {
                             vk_st_path_out(v_pad, 0u);
                         }
-                        vk_st_path_len(0u, v_len);
+                        vk_stn_path_len(0u, v_len);
                     }
                 }
             }

@@ -16,7 +16,7 @@ layout(std430, set = 0, binding = 8) buffer vk_buf_fout { uint b_fout[]; };  // 
 
 uint vk_ldn_fin(uint vk_i) { uint vk_x = b_fin[vk_i]; return vk_x; }
 uint vk_ldn_san(uint vk_i) { uint vk_x = b_san[vk_i]; return vk_x; }
-void vk_st_Z_Z_sanitized_by_clean_Z_Z_fin(uint vk_i, uint vk_v) { if (vk_i < uint(b_Z_Z_sanitized_by_clean_Z_Z_fin.length())) b_Z_Z_sanitized_by_clean_Z_Z_fin[vk_i] = vk_v; }
+void vk_stn_Z_Z_sanitized_by_clean_Z_Z_fin(uint vk_i, uint vk_v) { b_Z_Z_sanitized_by_clean_Z_Z_fin[vk_i] = vk_v; }
 uint vk_ldn_pg_edge_offsets(uint vk_i) { uint vk_x = b_pg_edge_offsets[vk_i]; return vk_x; }
 uint vk_ld_pg_edge_targets(uint vk_i) { uint vk_n = uint(b_pg_edge_targets.length()); uint vk_x = b_pg_edge_targets[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
 uint vk_ld_pg_edge_kind_mask(uint vk_i) { uint vk_n = uint(b_pg_edge_kind_mask.length()); uint vk_x = b_pg_edge_kind_mask[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
@@ -26,7 +26,7 @@ void main() {
     {  // region vyre-libs::security::sanitized_by
         if (gl_GlobalInvocationID.x < 1u) {
             uint v_word_idx = gl_GlobalInvocationID.x;
-            vk_st_Z_Z_sanitized_by_clean_Z_Z_fin(gl_GlobalInvocationID.x, (vk_ldn_fin(v_word_idx) & (~vk_ldn_san(v_word_idx))));
+            vk_stn_Z_Z_sanitized_by_clean_Z_Z_fin(gl_GlobalInvocationID.x, (vk_ldn_fin(v_word_idx) & (~vk_ldn_san(v_word_idx))));
         }
         if (gl_GlobalInvocationID.x < 4u) {
             uint v_src = gl_GlobalInvocationID.x;

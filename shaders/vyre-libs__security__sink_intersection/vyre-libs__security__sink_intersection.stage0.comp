@@ -11,14 +11,14 @@ layout(std430, set = 0, binding = 3) buffer vk_buf_out { uint b_out[]; };  // u3
 
 uint vk_ldn_a(uint vk_i) { uint vk_x = b_a[vk_i]; return vk_x; }
 uint vk_ldn_b(uint vk_i) { uint vk_x = b_b[vk_i]; return vk_x; }
-void vk_st_scratch(uint vk_i, uint vk_v) { if (vk_i < uint(b_scratch.length())) b_scratch[vk_i] = vk_v; }
+void vk_stn_scratch(uint vk_i, uint vk_v) { b_scratch[vk_i] = vk_v; }
 uint vk_at_add_out(uint vk_i, uint vk_v) { return vk_i < uint(b_out.length()) ? atomicAdd(b_out[vk_i], vk_v) : 0u; }
 
 void main() {
     {  // region vyre-libs::security::sink_intersection
         if (gl_GlobalInvocationID.x < 1u) {
             uint v_intersect = (vk_ldn_a(gl_GlobalInvocationID.x) & vk_ldn_b(gl_GlobalInvocationID.x));
-            vk_st_scratch(gl_GlobalInvocationID.x, v_intersect);
+            vk_stn_scratch(gl_GlobalInvocationID.x, v_intersect);
             uint v_count = uint(bitCount(v_intersect));
             uint v_Z = vk_at_add_out(0u, v_count);
         }

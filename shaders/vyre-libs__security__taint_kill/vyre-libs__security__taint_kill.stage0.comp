@@ -15,7 +15,7 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 
 uint vk_ldn_a(uint vk_i) { uint vk_x = b_a[vk_i]; return vk_x; }
 uint vk_ldn_b(uint vk_i) { uint vk_x = b_b[vk_i]; return vk_x; }
-void vk_st_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vk_v; }
+void vk_stn_out(uint vk_i, uint vk_v) { b_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -75,7 +75,7 @@ void main() {
                 if (v_co_g2 < (vyre_div_u32((max(1u, uint(b_out.length())) + 255u), 256u) * 256u)) {
                     {  // region vyre-primitives::bitset::and_not
                         if (v_co_g2 < 1u) {
-                            vk_st_out(v_co_g2, (vk_ldn_a(v_co_g2) & (~vk_ldn_b(v_co_g2))));
+                            vk_stn_out(v_co_g2, (vk_ldn_a(v_co_g2) & (~vk_ldn_b(v_co_g2))));
                         }
                     }
                 }

@@ -13,7 +13,7 @@ layout(std430, set = 0, binding = 5) readonly buffer vk_buf_source { uint b_sour
 layout(std430, set = 0, binding = 6) coherent buffer vk_buf_reach { uint b_reach[]; };  // u32, ReadWrite
 layout(std430, set = 0, binding = 7) readonly buffer vk_buf_label_set { uint b_label_set[]; };  // u32, ReadOnly
 layout(std430, set = 0, binding = 8) coherent buffer vk_buf_hits { uint b_hits[]; };  // u32, ReadWrite
-layout(std430, set = 0, binding = 9) coherent buffer vk_buf_out_scalar { uint b_out_scalar[]; };  // u32, ReadWrite
+layout(std430, set = 0, binding = 9) buffer vk_buf_out_scalar { uint b_out_scalar[]; };  // u32, ReadWrite
 
 uint vyre_select(bool c, uint a, uint b) { return c ? a : b; }
 int vyre_select(bool c, int a, int b) { return c ? a : b; }
@@ -28,8 +28,8 @@ uint vk_ldn_reach(uint vk_i) { uint vk_x = b_reach[vk_i]; return vk_x; }
 uint vk_at_or_reach(uint vk_i, uint vk_v) { return vk_i < uint(b_reach.length()) ? atomicOr(b_reach[vk_i], vk_v) : 0u; }
 uint vk_ldn_label_set(uint vk_i) { uint vk_x = b_label_set[vk_i]; return vk_x; }
 uint vk_ldn_hits(uint vk_i) { uint vk_x = b_hits[vk_i]; return vk_x; }
-void vk_st_hits(uint vk_i, uint vk_v) { if (vk_i < uint(b_hits.length())) b_hits[vk_i] = vk_v; }
-void vk_st_out_scalar(uint vk_i, uint vk_v) { if (vk_i < uint(b_out_scalar.length())) b_out_scalar[vk_i] = vk_v; }
+void vk_stn_hits(uint vk_i, uint vk_v) { b_hits[vk_i] = vk_v; }
+void vk_stn_out_scalar(uint vk_i, uint vk_v) { b_out_scalar[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::security::taint_pollution
@@ -65,7 +65,7 @@ void main() {
             {
                 {  // region vyre-primitives::bitset::and
                     if (gl_GlobalInvocationID.x < 1u) {
-                        vk_st_hits(gl_GlobalInvocationID.x, (vk_ldn_reach(gl_GlobalInvocationID.x) & vk_ldn_label_set(gl_GlobalInvocationID.x)));
+                        vk_stn_hits(gl_GlobalInvocationID.x, (vk_ldn_reach(gl_GlobalInvocationID.x) & vk_ldn_label_set(gl_GlobalInvocationID.x)));
                     }
                 }
             }
@@ -84,7 +84,7 @@ void main() {
                             }
                         }
                         bool v_cse_0 = (v_Z_Z_vyre_fuse_a2_acc != 0u);
-                        vk_st_out_scalar(0u, vyre_select(v_cse_0, 1u, 0u));
+                        vk_stn_out_scalar(0u, vyre_select(v_cse_0, 1u, 0u));
                     }
                 }
             }

@@ -10,7 +10,7 @@ layout(std430, set = 0, binding = 1) buffer vk_buf_out { uint b_out[]; };  // u3
 layout(std430, set = 0, binding = 1) buffer vk_buf4_out { uvec4 vk_v4_out[]; };  // b_out as 4-word vectors
 
 uint vk_ldn_input(uint vk_i) { uint vk_x = b_input[vk_i]; return vk_x; }
-void vk_st_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vk_v; }
+void vk_stn_out(uint vk_i, uint vk_v) { b_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -101,7 +101,7 @@ void main() {
                                 {  // region vyre-libs::substrate::indexed_map
                                     uint v_i = v_co_g2;
                                     {  // if: always true (value ranges)
-                                        vk_st_out(v_i, (vk_ldn_input(v_i) + 1u));
+                                        vk_stn_out(v_i, (vk_ldn_input(v_i) + 1u));
                                     }
                                 }
                             }

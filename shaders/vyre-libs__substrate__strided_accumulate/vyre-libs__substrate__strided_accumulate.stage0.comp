@@ -5,13 +5,13 @@
 layout(local_size_x = 4, local_size_y = 1, local_size_z = 1) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer vk_buf_values { uint b_values[]; };  // u32, ReadOnly
-layout(std430, set = 0, binding = 1) coherent buffer vk_buf_out { uint b_out[]; };  // u32, ReadWrite
+layout(std430, set = 0, binding = 1) buffer vk_buf_out { uint b_out[]; };  // u32, ReadWrite
 shared uint b_scratch[4];  // u32, workgroup
 
 uint vk_ldn_values(uint vk_i) { uint vk_x = b_values[vk_i]; return vk_x; }
 uint vk_ldn_scratch(uint vk_i) { uint vk_x = b_scratch[vk_i]; return vk_x; }
-void vk_st_scratch(uint vk_i, uint vk_v) { if (vk_i < 4u) b_scratch[vk_i] = vk_v; }
-void vk_st_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vk_v; }
+void vk_stn_scratch(uint vk_i, uint vk_v) { b_scratch[vk_i] = vk_v; }
+void vk_stn_out(uint vk_i, uint vk_v) { b_out[vk_i] = vk_v; }
 
 void main() {
     for (uint vk_z = gl_LocalInvocationIndex; vk_z < 4u; vk_z += 4u) { b_scratch[vk_z] = 0u; }
@@ -23,16 +23,16 @@ void main() {
                 uint v_acc = 0u;
                 for (uint v_chunk = 0u, vk_end1 = 1u; v_chunk < vk_end1; v_chunk++) {
                     uint v_idx = ((v_chunk * 4u) + v_local);
-                    if (v_idx < 4u) {
+                    {  // if: always true (value ranges)
                         v_acc = (v_acc + vk_ldn_values(v_idx));
                     }
                 }
-                vk_st_scratch(v_local, v_acc);
+                vk_stn_scratch(v_local, v_acc);
             }
         }
-        memoryBarrierShared(); memoryBarrierBuffer(); barrier();
+        memoryBarrierShared(); barrier();
         if (v_local == 0u) {
-            vk_st_out(0u, vk_ldn_scratch(0u));
+            vk_stn_out(0u, vk_ldn_scratch(0u));
         }
     }
 }

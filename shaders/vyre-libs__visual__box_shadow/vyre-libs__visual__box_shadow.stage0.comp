@@ -18,7 +18,7 @@ bool vyre_and(bool a, bool b) { return a && b; }
 uint vyre_absdiff(uint a, uint b) { return a > b ? a - b : b - a; }
 uint vyre_mulhi(uint a, uint b) { uint hi, lo; umulExtended(a, b, hi, lo); return hi; }
 
-void vk_st_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vk_v; }
+void vk_stn_out(uint vk_i, uint vk_v) { b_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::visual::box_shadow
@@ -39,7 +39,7 @@ void main() {
             uint v_final_a = vyre_select((v_final_a_unclamped > 255u), 255u, v_final_a_unclamped);
             uint v_out_px = (0u | (0u | (v_final_a << (24u & 31u))));
             uint v_oidx = ((v_py * 8u) + v_px);
-            vk_st_out(v_oidx, v_out_px);
+            vk_stn_out(v_oidx, v_out_px);
         }
     }
 }

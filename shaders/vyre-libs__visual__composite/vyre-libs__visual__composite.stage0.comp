@@ -20,7 +20,7 @@ uint vyre_mulhi(uint a, uint b) { uint hi, lo; umulExtended(a, b, hi, lo); retur
 
 uint vk_ldn_fg(uint vk_i) { uint vk_x = b_fg[vk_i]; return vk_x; }
 uint vk_ldn_bg(uint vk_i) { uint vk_x = b_bg[vk_i]; return vk_x; }
-void vk_st_out(uint vk_i, uint vk_v) { if (vk_i < uint(b_out.length())) b_out[vk_i] = vk_v; }
+void vk_stn_out(uint vk_i, uint vk_v) { b_out[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -214,7 +214,7 @@ void main() {
                                 uint v_cb = vyre_select((v_out_b > 255u), 255u, v_out_b);
                                 uint v_ca = vyre_select((v_out_a > 255u), 255u, v_out_a);
                                 uint v_packed = ((v_cr | (v_cg << (8u & 31u))) | ((v_cb << (16u & 31u)) | (v_ca << (24u & 31u))));
-                                vk_st_out(v_idx, v_packed);
+                                vk_stn_out(v_idx, v_packed);
                             }
                         }
                     }

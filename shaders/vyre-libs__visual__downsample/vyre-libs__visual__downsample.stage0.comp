@@ -11,7 +11,7 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
 uint vk_ldn_input(uint vk_i) { uint vk_x = b_input[vk_i]; return vk_x; }
-void vk_st_output(uint vk_i, uint vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vk_v; }
+void vk_stn_output(uint vk_i, uint vk_v) { b_output[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::visual::downsample
@@ -35,7 +35,7 @@ void main() {
             uint v_a = (((((v_p00 >> (24u & 31u)) + (v_p10 >> (24u & 31u))) + ((v_p01 >> (24u & 31u)) + (v_p11 >> (24u & 31u)))) + 2u) >> (2u & 31u));
             uint v_packed = ((v_r | (v_g << (8u & 31u))) | ((v_b << (16u & 31u)) | (v_a << (24u & 31u))));
             uint v_oidx = (v_cse_0 + v_ox);
-            vk_st_output(v_oidx, v_packed);
+            vk_stn_output(v_oidx, v_packed);
         }
     }
 }

@@ -14,7 +14,7 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 uint vyre_mulhi(uint a, uint b) { uint hi, lo; umulExtended(a, b, hi, lo); return hi; }
 
 uint vk_ldn_pixels(uint vk_i) { uint vk_x = b_pixels[vk_i]; return vk_x; }
-void vk_st_pixels(uint vk_i, uint vk_v) { if (vk_i < uint(b_pixels.length())) b_pixels[vk_i] = vk_v; }
+void vk_stn_pixels(uint vk_i, uint vk_v) { b_pixels[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4
@@ -84,7 +84,7 @@ void main() {
                             uint v_cse_23 = vyre_select((v_b > 255u), 255u, v_b);
                             v_b = v_cse_23;
                             uint v_out = ((v_r | (v_g << (8u & 31u))) | ((v_b << (16u & 31u)) | (v_a << (24u & 31u))));
-                            vk_st_pixels(v_idx, v_out);
+                            vk_stn_pixels(v_idx, v_out);
                         }
                     }
                 }

@@ -15,7 +15,7 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
 uint vk_ld_scene(uint vk_i) { uint vk_n = uint(b_scene.length()); uint vk_x = b_scene[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0u; }
-void vk_st_scratch(uint vk_i, uint vk_v) { if (vk_i < uint(b_scratch.length())) b_scratch[vk_i] = vk_v; }
+void vk_stn_scratch(uint vk_i, uint vk_v) { b_scratch[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::visual::glass
@@ -57,7 +57,7 @@ void main() {
                     v_oa = vyre_select((v_oa > 255u), 255u, v_oa);
                     uint v_packed = ((v_or | (v_og << (8u & 31u))) | ((v_ob << (16u & 31u)) | (v_oa << (24u & 31u))));
                     uint v_oidx = (v_cse_0 + v_px);
-                    vk_st_scratch(v_oidx, v_packed);
+                    vk_stn_scratch(v_oidx, v_packed);
                 }
             }
         }

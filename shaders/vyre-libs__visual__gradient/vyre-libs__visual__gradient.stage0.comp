@@ -16,7 +16,7 @@ bool vyre_truthy(bool x) { return x; }
 bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 
-void vk_st_output(uint vk_i, uint vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vk_v; }
+void vk_stn_output(uint vk_i, uint vk_v) { b_output[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre-libs::visual::gradient
@@ -48,7 +48,7 @@ void main() {
                 v_out_a = vyre_select(v_cse_5, 255u, v_out_a);
                 uint v_packed = ((v_out_r | (v_out_g << (8u & 31u))) | ((v_out_b << (16u & 31u)) | (v_out_a << (24u & 31u))));
                 uint v_oidx = ((v_py * 4u) + v_px);
-                vk_st_output(v_oidx, v_packed);
+                vk_stn_output(v_oidx, v_packed);
             }
         }
     }

@@ -12,7 +12,7 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
 uint vk_ldn_input(uint vk_i) { uint vk_x = b_input[vk_i]; return vk_x; }
-void vk_st_output(uint vk_i, uint vk_v) { if (vk_i < uint(b_output.length())) b_output[vk_i] = vk_v; }
+void vk_stn_output(uint vk_i, uint vk_v) { b_output[vk_i] = vk_v; }
 
 void main() {
     {  // region vyre_vk.opt.coarsen:4 (16-byte loads/stores when all four elements are in bounds)
@@ -100,7 +100,7 @@ void main() {
                             uint v_ix = vyre_div_u32(v_ox, 2u);
                             uint v_iy = vyre_div_u32(v_oy, 2u);
                             uint v_pixel = vk_ldn_input(((v_iy * 2u) + v_ix));
-                            vk_st_output(v_idx, v_pixel);
+                            vk_stn_output(v_idx, v_pixel);
                         }
                     }
                 }

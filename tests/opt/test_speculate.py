@@ -328,3 +328,42 @@ def test_the_narrow_window_implies_the_general_one_for_every_u32_divisor():
             de = ea - eb
             assert (FAST_DIV_MIN_EA <= ea <= 254 and FAST_DIV_EB[0] <= eb <= FAST_DIV_EB[1]
                     and FAST_DIV_DIFF[0] <= de <= FAST_DIV_DIFF[1]), (ea, eb)
+
+
+def test_value_products_rerun_only_on_subnormal_or_nan(vk_device, monkeypatch):
+    """VYRE_VK_SPEC_MULV=1: a speculative loop's x * y of non-chain values is IEEE's product, checked
+    for a subnormal or NaN result only. acc = 1 + x0*y0 + x1*y1 + ... per lane; a mutant scaling the
+    kept result shows which lanes re-ran: the subnormal and NaN products' lanes did, the zero, -0 and
+    plain ones did not (dropping the subnormal check, or flagging zeros as vyre_sp_mul does, fails)."""
+    n, lanes = 40, 64
+    m, i = Expr.var("m"), Expr.gid_x()
+    at = Expr.add(Expr.mul(m, Expr.u32(lanes)), i)
+    p = Program.wrapped(
+        [BufferDecl.read("x", 0, DataType.F32).with_count(n * lanes), BufferDecl.read("y", 1, DataType.F32).with_count(n * lanes),
+         BufferDecl.output("out", 2, DataType.F32).with_count(lanes)], (64, 1, 1),
+        [wrap_anonymous("t::dot", [Node.if_then(Expr.lt(i, Expr.u32(lanes)), [
+            Node.let_bind("acc", Expr.f32(1.0)),
+            Node.loop_for("m", Expr.u32(0), Expr.u32(n), [
+                Node.assign("acc", Expr.add(Expr.var("acc"), Expr.mul(Expr.load("x", at), Expr.load("y", at))))]),
+            Node.store("out", i, Expr.var("acc"))])])])
+    rng = np.random.default_rng(5)
+    x = (F(2.0 ** -20) * rng.standard_normal((n, lanes))).astype(F)  # sums stay near 1: never zero
+    y = rng.standard_normal((n, lanes)).astype(F)
+    x[3, 1] = F(0.0)                                    # a zero product
+    x[3, 2], y[3, 2] = F(-0.0), F(5.0)                  # -0
+    x[3, 3], y[3, 3] = F(2.0 ** -70), F(2.0 ** -60)     # 2^-130: subnormal (the reference: 0)
+    x[3, 4], y[3, 4] = np.inf, F(0.0)                   # NaN
+    x, y = x.reshape(-1), y.reshape(-1)
+    want = reference.run(p, {"x": x, "y": y})["out"].view(U)
+    monkeypatch.setenv("VYRE_VK_SPEC_MULV", "1")
+    glsl = lower(speculate(p)[0]).glsl
+    assert "vyre_sp_mulv(" in glsl and "vyre_fmul(" in glsl  # the exact first iteration and re-run keep vyre_fmul
+    arrays = [x, y, np.zeros(lanes, F)]
+    assert _run_glsl(vk_device, glsl, arrays, 2, 1).view(U).tolist() == want.tolist()
+    kept = "v_acc = vyre_canon(v_acc);"
+    assert glsl.count(kept) == 1
+    got = _run_glsl(vk_device, glsl.replace(kept, "v_acc = vyre_canon(v_acc) * 1.5;"), arrays, 2, 1).view(U)
+    reran = got == want
+    assert reran[[3, 4]].all() and not reran[[0, 1, 2, 5]].any(), reran[:6]
+    monkeypatch.delenv("VYRE_VK_SPEC_MULV")
+    assert "vyre_sp_mulv(" not in lower(speculate(p)[0]).glsl

@@ -67,6 +67,77 @@ def _assigned_names(nodes: tuple) -> set[str]:
     return out
 
 
+def exchanged_buffers(program: Program) -> frozenset[str]:
+    """Storage buffers the program both writes and reads (stores, atomics, async copies, loads):
+    the only ones through which one invocation can see another's writes within the dispatch.
+    A barrier needs a buffer fence, and a buffer needs ``coherent``, only for these; the tiles
+    the stream pass passes through workgroup memory need neither (a device-scope fence per tile).
+
+    >>> from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program
+    >>> p = Program([BufferDecl.read("a", 0, DataType.U32), BufferDecl.output("o", 1, DataType.U32)], (1, 1, 1),
+    ...             [Node.store("o", Expr.u32(0), Expr.load("a", Expr.u32(0)))])
+    >>> sorted(exchanged_buffers(p))
+    []
+    """
+    from ..ir.walk import node_all_exprs, walk_nodes
+
+    written: set[str] = set()
+    read: set[str] = set()
+    for n in walk_nodes(program.entry):
+        if isinstance(n, N.Store):
+            written.add(n.buffer)
+        elif isinstance(n, (N.AsyncLoad, N.AsyncStore)):
+            read.add(n.source)
+            written.add(n.destination)
+        elif isinstance(n, N.IndirectDispatch):
+            read.add(n.count_buffer)
+    for e in node_all_exprs(program.entry):
+        if isinstance(e, E.Load):
+            read.add(e.buffer)
+        elif isinstance(e, E.Atomic):
+            read.add(e.buffer)
+            written.add(e.buffer)
+    storage = {b.name for b in program.buffers if not b.is_workgroup}
+    return frozenset(written & read & storage)
+
+
+def _canonical_lit(e: E.Expr) -> bool:
+    """An f32 literal vyre_canon leaves as it is: not subnormal, not a NaN other than 0x7FC00000."""
+    exp, frac = e.bits & 0x7F800000, e.bits & 0x007FFFFF
+    return (exp != 0 or frac == 0) and (exp != 0x7F800000 or frac == 0 or e.bits == 0x7FC00000)
+
+
+def canonical_vars(program: Program) -> frozenset[str]:
+    """Variables every Let and Assign of which (anywhere in the program) gives a canonical f32
+    value: a load (storage loads canonicalise; workgroup memory starts zeroed and every store into
+    it canonicalises), a canonical literal, or another such variable. A store of one needs no
+    vyre_canon (the stream pass's tile copies)."""
+    defs: dict[str, list[E.Expr]] = {}
+    from ..ir.walk import walk_nodes
+
+    for n in walk_nodes(program.entry):
+        if isinstance(n, (N.Let, N.Assign)):
+            defs.setdefault(n.name, []).append(n.value)
+    out: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, values in defs.items():
+            if name not in out and all(canonical_expr(v, out) for v in values):
+                out.add(name)
+                changed = True
+    return frozenset(out)
+
+
+def canonical_expr(e: E.Expr, canon: "set[str] | frozenset[str]") -> bool:
+    """Whether `e`, as lowered, is always a canonical f32 (see canonical_vars)."""
+    if isinstance(e, E.Load):
+        return True
+    if isinstance(e, E.LitF32):
+        return _canonical_lit(e)
+    return isinstance(e, E.Var) and e.name in canon
+
+
 class LowererBase:
     """State of one program's lowering; the layers above add expressions, statements, assembly."""
 
@@ -109,8 +180,12 @@ class LowererBase:
         self.sg_helpers: dict[str, str] = {}      # scratch-reading functions, by name
         self.pred: Optional[str] = None           # predicate of the current statement (predicated if)
         self.iv: list[dict[str, bounds.Interval]] = []  # known u32 ranges by scope (bounds.py)
+        self.lid_ranges = {bounds.lid_key(a): (0, int(w) - 1) for a, w in enumerate(program.workgroup_size)}
         self.assigned = _assigned_names(program.entry)
         self.nloads: set[str] = set()             # buffers read through the unclamped accessor
+        self.exchanged = exchanged_buffers(program)  # barriers fence, and `coherent` marks, only these
+        self.canon = canonical_vars(program)          # f32 variables that always hold canonical values
+        self.stores_as: set[tuple[str, bool, bool]] = set()  # (buffer, checked, canonicalised) accessors
         self._carries: dict[int, bool] = {}
 
     # ---- output
@@ -135,11 +210,11 @@ class LowererBase:
         return d
 
     def range_of(self, key: str) -> Optional[bounds.Interval]:
-        """Known range under a bounds.py key (bounds.var_key / bounds.gid_key), or None."""
+        """Known range under a bounds.py key (bounds.var_key / gid_key / lid_key), or None."""
         for s in reversed(self.iv):
             if key in s:
                 return s[key]
-        return None
+        return self.lid_ranges.get(key)
 
     def interval(self, e: E.Expr) -> Optional[bounds.Interval]:
         return bounds.interval(e, self.range_of)

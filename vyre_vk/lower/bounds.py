@@ -29,6 +29,11 @@ def gid_key(axis: int) -> str:
     return f"<gid.{axis}>"
 
 
+def lid_key(axis: int) -> str:
+    """The key of gl_LocalInvocationID.<axis>'s range (0 .. workgroup size - 1)."""
+    return f"<lid.{axis}>"
+
+
 def var_key(name: str) -> str:
     """The key of variable `name`'s range. Any string is a valid name, so one starting with "<" gets
     one more "<": variable keys then never equal a gid key ("<g..."), and stay distinct."""
@@ -52,6 +57,8 @@ def interval(e: E.Expr, env) -> Optional[Interval]:
         return env(var_key(e.name))
     if t is E.InvocationId:
         return env(gid_key(e.axis)) or (0, U32_MAX)
+    if t is E.LocalId:
+        return env(lid_key(e.axis))
     if t is not E.BinOpExpr:
         return None
     op = e.op
@@ -80,6 +87,8 @@ def interval(e: E.Expr, env) -> Optional[Interval]:
         r = (min(a[0], b[0]), min(a[1], b[1]))
     elif op is E.BinOp.Max:
         r = (max(a[0], b[0]), max(a[1], b[1]))
+    elif op in (E.BinOp.BitXor, E.BinOp.BitOr):  # no bit above the wider operand's highest
+        r = (0, (1 << max(a[1], b[1]).bit_length()) - 1)
     else:
         return None
     return r if 0 <= r[0] <= r[1] <= U32_MAX else None  # a wrap anywhere: unknown

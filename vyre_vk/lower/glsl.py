@@ -120,7 +120,7 @@ class _Lowerer(StmtLowerer):
             quals = []
             if b.access in (BufferAccess.ReadOnly, BufferAccess.Uniform):
                 quals.append("readonly")
-            elif barrier:
+            elif barrier and b.name in self.exchanged:
                 quals.append("coherent")  # writes must be visible to the workgroup after a barrier
             q = " ".join(quals) + (" " if quals else "")
             elem = "uint8_t" if b.element.is_byte and self.storage_8bit else STORAGE_TYPE[b.element]
@@ -219,11 +219,15 @@ class _Lowerer(StmtLowerer):
                                  f"return vk_i < vk_n ? {val} : {ZERO[el]}; }}")
                 if b.name in self.nloads:  # index proven < declared count (bounds.py)
                     lines.append(f"{VALUE_TYPE[el]} vk_ldn_{sm}(uint vk_i) {{ {st} vk_x = {name}[vk_i]; return {val}; }}")
-            if b.name in self.stores:
-                val = "vyre_canon(vk_v)" if el is F32 else "vk_v"
-                if el is F32:
+            for buf, checked, canon in sorted(self.stores_as):  # vk_st[n][c]_: n unchecked, c no vyre_canon
+                if buf != b.name:
+                    continue
+                val = "vyre_canon(vk_v)" if el is F32 and canon else "vk_v"
+                if val != "vk_v":
                     self.helpers.add("vyre_canon")
-                lines.append(f"void vk_st_{sm}(uint vk_i, {st} vk_v) {{ if (vk_i < {length}) {name}[vk_i] = {val}; }}")
+                fn = f"vk_st{'' if checked else 'n'}{'' if canon or el is not F32 else 'c'}_{sm}"
+                body = f"if (vk_i < {length}) {name}[vk_i] = {val};" if checked else f"{name}[vk_i] = {val};"
+                lines.append(f"void {fn}(uint vk_i, {st} vk_v) {{ {body} }}")
             for op, buf in sorted(self.atomics):
                 if buf != b.name:
                     continue

@@ -43,6 +43,16 @@ SPECULATIVE: dict[str, str] = {
     "vyre_sp_add": _checked("vyre_sp_add", "+"),
     "vyre_sp_sub": _checked("vyre_sp_sub", "-"),
     "vyre_sp_mul": _checked("vyre_sp_mul", "*"),
+    # A product of two values that are not the chain's (linear_relu's x[k] * w[k*N + i]) inside a
+    # speculative loop: with canonical operands IEEE's a * b is vyre_fmul's bits unless the product
+    # is subnormal (vyre flushes it) or NaN (vyre's one payload); zeros, their signs, infinities and
+    # underflow to zero agree. Only those two fail the check, so data full of zeros re-runs nothing.
+    "vyre_sp_mulv": """float vyre_sp_mulv(float a, float b) {
+    precise float r = a * b;
+    uint u = floatBitsToUint(r), e = u & 0x7F800000u;
+    vyre_sp_state = min(vyre_sp_state, ((u & 0x007FFFFFu) != 0u && (e == 0u || e == 0x7F800000u)) ? 0u : 0x7F800000u);
+    return r;
+}""",
 }
 SPECULATIVE_FUSED: dict[str, str] = {
     "vyre_sp_div": """float vyre_sp_div(float a, float b) {
@@ -64,6 +74,16 @@ SPECULATIVE_FUSED: dict[str, str] = {
     return q1;
 }""",
 }
+
+
+def value_products() -> bool:
+    """Whether a speculative loop's products of values that are not its chain's use vyre_sp_mulv
+    (``$VYRE_VK_SPEC_MULV=1``; off until measured on the GPU).
+
+    >>> value_products() == (os.environ.get("VYRE_VK_SPEC_MULV") == "1")
+    True
+    """
+    return os.environ.get("VYRE_VK_SPEC_MULV") == "1"
 
 
 def unsigned_divisor_window() -> bool:
@@ -89,13 +109,19 @@ class Speculation:
     def __init__(self, chain: Optional[frozenset]):
         self.chain = chain  # None: every f32 operation (a stored value's), else the loop's chain variables
         self.div_u32 = unsigned_divisor_window()
+        self.mulv = chain is not None and value_products()
 
     def helper(self, e: E.BinOpExpr, table: dict, divisor_from: Callable[[], Optional[DataType]]) -> Optional[str]:
         """The speculative helper for `e` (its operands are f32), or None: the exact spelling.
         `divisor_from()`: the type a division's divisor was cast from (None: not a cast), asked only
         for a division whose divisor is a cast to f32."""
         name = _HELPER.get(e.op)
-        if name not in table or not chain_shape(e, self.chain):
+        if name not in table:
+            return None
+        if not chain_shape(e, self.chain):
+            # a product of other values (a literal zero excluded, as chain_shape does: foldable)
+            if self.mulv and e.op is BinOp.Mul and chain_shape(e, None):
+                return "vyre_sp_mulv"
             return None
         if (name == "vyre_sp_div" and self.div_u32 and "vyre_sp_div_u" in table and isinstance(e.right, E.Cast)
                 and e.right.target is F32 and divisor_from() is U32):

@@ -12,7 +12,7 @@ from typing import Any, Callable, ClassVar, Optional
 from ..ir import node as N
 from ..ir.chains import SPECULATE
 from . import bounds
-from .base import BOOL, F32, I32, U32, unwrap
+from .base import BOOL, F32, I32, U32, canonical_expr, unwrap
 from .exprs import ExprLowerer
 from .names import comment
 from .result import TRAP_CODE_DIVISION, LoweringError
@@ -86,14 +86,20 @@ class StmtLowerer(ExprLowerer):
         idx, _ = self.expr(n.index, path + ".index")
         v, vt = self.expr(n.value, path + ".value")
         self.stores.add(d.name)
-        call = f"vk_st_{self.stem[d.name]}({idx}, {self.to_storage(v, vt, d.element)});"
+        # the index proven inside the declared (hence bound) length; a value that is already canonical
+        r = self.interval(n.index) if self.pred is None and d.count > 0 and not d.element.is_byte else None
+        checked = r is None or r[1] >= d.count
+        canon = d.element is F32 and not canonical_expr(n.value, self.canon)
+        name = f"vk_st{'' if checked else 'n'}{'' if canon or d.element is not F32 else 'c'}_{self.stem[d.name]}"
+        self.stores_as.add((d.name, checked, canon))
+        call = f"{name}({idx}, {self.to_storage(v, vt, d.element)});"
         # under a predicate only when the value or index holds a collective (else stmt() wrapped it)
         self.emit(f"if ({self.pred}) {{ {call} }}" if self.pred is not None else call, path)
 
     def barrier(self, n: N.Barrier, path: str) -> None:
         self.features.add("barrier")
         wg = any(b.is_workgroup for b in self.p.buffers)
-        fences = ("memoryBarrierShared(); " if wg else "") + "memoryBarrierBuffer(); "
+        fences = ("memoryBarrierShared(); " if wg else "") + ("memoryBarrierBuffer(); " if self.exchanged else "")
         self.emit(f"{fences}barrier();", path)
 
     # ---- control flow

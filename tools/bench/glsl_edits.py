@@ -1,0 +1,112 @@
+"""What each part of a generated stage costs (a probe, not a benchmark of record): the op's kernel as
+run() builds it, and the same kernel with named text edits to its GLSL, alternated in one process.
+
+    VYRE_VK_STREAM=1 python3 tools/bench/glsl_edits.py "nn::linear_relu@in_dim=4096,out_dim=4096"
+
+Edits (each alone, then all together): ``bar`` tile barriers without the device-scope buffer fence
+(``memoryBarrierShared(); memoryBarrierBuffer(); barrier();`` -> ``barrier();``); ``stn`` workgroup
+stores without the bounds check and canonicalisation; ``ldn`` storage loads without the bounds check;
+``raw`` every load without the bounds check or canonicalisation;
+``peel`` speculative loops without their exact first iteration; ``mul`` plain ``a * b`` for vyre_fmul; ``add`` plain ``a + b`` for vyre_fadd. The last five may change
+bits (subnormals, NaN): each variant's results are compared with the unedited kernel's and the
+answer printed, not asserted. Op arguments as stage_times.py takes them; inputs are the benchmark's.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import time
+from typing import Callable, Optional
+
+import numpy as np
+
+from op_inputs import make_inputs
+from stage_times import parse
+
+EDITS: dict[str, Callable[[str], str]] = {
+    "bar": lambda s: s.replace("memoryBarrierShared(); memoryBarrierBuffer(); barrier();", "barrier();"),
+    "stn": lambda s: re.sub(r"void (vk_st_opt_\w+)\(uint vk_i, float vk_v\) \{ if \(vk_i < \d+u\) (\w+)\[vk_i\] = vyre_canon\(vk_v\); \}",
+                            r"void \1(uint vk_i, float vk_v) { \2[vk_i] = vk_v; }", s),
+    "ldn": lambda s: re.sub(r"float (vk_ld_\w+)\(uint vk_i\) \{ uint vk_n = [^;]+; float vk_x = (\w+)\[min\(vk_i, vk_n - 1u\)\];"
+                            r" return vk_i < vk_n \? vyre_canon\(vk_x\) : 0.0; \}",
+                            r"float \1(uint vk_i) { return vyre_canon(\2[vk_i]); }", s),
+    "raw": lambda s: re.sub(r"float (vk_ldn?_\w+)\(uint vk_i\) \{ (?:uint vk_n = [^;]+; )?float vk_x = (\w+)\[[^;]+\];[^}]+\}",
+                            r"float \1(uint vk_i) { return \2[vk_i]; }", s),
+    "peel": lambda s: re.sub(r"(uint vk_sppe\d+ = )vk_sphi\d+ > (vk_splo\d+) \? vk_splo\d+ \+ 1u : vk_splo\d+;", r"\1\2;", s),
+    "mul": lambda s: s.replace("float vyre_fmul(float a, float b) {",
+                               "float vyre_fmul(float a, float b) { precise float q = a * b; return q; }\nfloat vyre_fmul_x(float a, float b) {"),
+    "add": lambda s: s.replace("float vyre_fadd(float a, float b) {",
+                               "float vyre_fadd(float a, float b) { precise float q = a + b; return q; }\nfloat vyre_fadd_x(float a, float b) {"),
+}
+
+
+def edited_kernel(dev, program, edits: list[str]):
+    """``program`` compiled for ``dev`` with ``edits`` applied to each stage's GLSL (compile's cache
+    cleared around it, the device's bypassed)."""
+    from vyre_vk import compile as vc
+    from vyre_vk.compile import Options, compile_program, stage
+    from vyre_vk.runtime.kernel import Kernel
+
+    orig = stage.spirv.compile_glsl
+
+    def patched(src: str, **kw):
+        for e in edits:
+            new = EDITS[e](src)
+            if new == src:
+                print(f"   (edit {e} changed nothing)")
+            src = new
+        return orig(src, **kw)
+
+    vc.clear_cache()
+    stage.spirv.compile_glsl = patched
+    try:
+        return Kernel(dev, compile_program(program, Options(True, dev.device_class, dev.limits, "exact")))
+    finally:
+        stage.spirv.compile_glsl = orig
+        vc.clear_cache()
+
+
+def main(argv: Optional[list[str]] = None) -> None:
+    from vyre_vk.ops import get
+    from vyre_vk.runtime import Device
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("ops", nargs="+")
+    ap.add_argument("--edits", default="bar,stn,ldn,raw,peel,mul,add,raw+mul+add,raw+mul+add+peel",
+                    help="comma-separated variants, each a +-joined list of edits")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=20)
+    ap.add_argument("--warm-up", type=float, default=5.0)
+    args = ap.parse_args(argv)
+    with Device() as dev:
+        from ops import warm_up
+
+        warm_up(dev, args.warm_up)
+        for arg in args.ops:
+            op, kw = parse(arg)
+            entry = get(op)
+            program = entry.build_with(**kw)
+            inputs, grid = make_inputs(entry, {**entry.params, **kw}, program)
+            kernels = [("as generated", edited_kernel(dev, program, []))]
+            kernels += [(v, edited_kernel(dev, program, v.split("+"))) for v in args.edits.split(",") if v]
+            want = kernels[0][1].run(inputs, grid=grid)
+            same = {}
+            for name, k in kernels[1:]:
+                got = k.run(inputs, grid=grid)
+                same[name] = all(np.array_equal(a.view(np.uint8), got[b].view(np.uint8)) for b, a in want.items())
+            times: dict[str, list[float]] = {name: [] for name, _ in kernels}
+            for _ in range(args.rounds):
+                for name, k in kernels:
+                    end = time.perf_counter() + 0.3
+                    while time.perf_counter() < end:
+                        k.profile(inputs, repeats=5, grid=grid)
+                    gpu, _ = k.profile(inputs, repeats=args.repeats, grid=grid)
+                    times[name].append(float(np.median(gpu)) * 1e3)
+            for name, k in kernels:
+                print(f"{op} {kw} {name:>24}: " + " / ".join(f"{t:.4f}" for t in times[name])
+                      + f" ms  same bits: {same.get(name, True)}", flush=True)
+                k.release()
+
+
+if __name__ == "__main__":
+    main()
