@@ -49,6 +49,11 @@ def test_refinements_from_guards():
     both = Expr.and_(Expr.lt(GID, Expr.u32(100)), Expr.gt(GID, Expr.u32(4)))
     assert bounds.refinements(both, env, set(), True) == {"<gid.0>": (5, 99)}
     assert bounds.refinements(Expr.lt(Expr.var("i"), Expr.u32(3)), env, {"i"}, True) == {}  # assigned: untrusted
+    # t + 1 < 16 with t in [0, 15]: t <= 14 in the then-branch; nothing in the else-branch
+    plus = Expr.lt(Expr.add(Expr.var("t"), Expr.u32(1)), Expr.u32(16))
+    assert bounds.refinements(plus, {"t": (0, 15)}.get, set(), True) == {"t": (0, 14)}
+    assert bounds.refinements(plus, {"t": (0, 15)}.get, set(), False) == {}
+    assert bounds.refinements(plus, {}.get, set(), True) == {}  # t unknown: t + 1 may wrap
 
 
 def program(index, count, guard=8, extra=()):

@@ -367,3 +367,53 @@ def test_value_products_rerun_only_on_subnormal_or_nan(vk_device, monkeypatch):
     assert reran[[3, 4]].all() and not reran[[0, 1, 2, 5]].any(), reran[:6]
     monkeypatch.delenv("VYRE_VK_SPEC_MULV")
     assert "vyre_sp_mulv(" not in lower(speculate(p)[0]).glsl
+
+
+@pytest.mark.parametrize("op", [BinOp.Add, BinOp.Mul])
+def test_rotating_states_give_the_reference_bits(vk_device, monkeypatch, op):
+    """VYRE_VK_SPEC_STATES=3: the checks rotate through three running minima, combined after the
+    loop; the lanes whose chain met a zero, subnormal, infinity or NaN still re-run (the kept-value
+    mutant shows which), the plain lane does not."""
+    n, lanes = 40, 64
+    p = _fold(n, lanes, op, init=1.0 if op is BinOp.Mul else 0.0)
+    x = _fold_cases(np.random.default_rng(3), n, lanes, op)
+    want = reference.run(p, {"x": x})["out"].view(U)
+    monkeypatch.setenv("VYRE_VK_SPEC_STATES", "3")
+    glsl = lower(speculate(p)[0]).glsl
+    assert "if (min(min(vyre_sp_state0, vyre_sp_state1), vyre_sp_state2) == 0u)" in glsl
+    assert "_s0(" in glsl  # one checked operation per iteration here; unrolled, below, they rotate
+    assert _run_glsl(vk_device, glsl, [x, np.zeros(lanes, F)], 1, 1).view(U).tolist() == want.tolist()
+    kept = "v_acc = vyre_canon(v_acc);"
+    special = [1, 2, 5] if op is BinOp.Mul else [1, 2, 3, 6]
+    got = _run_glsl(vk_device, glsl.replace(kept, "v_acc = vyre_canon(v_acc) * 1.5;"), [x, np.zeros(lanes, F)], 1, 1)
+    assert got.view(U)[special].tolist() == want[special].tolist() and got.view(U)[0] != want[0]
+    monkeypatch.setenv("VYRE_VK_SPEC_STATES", "9")
+    with pytest.raises(Exception, match="Fix:"):
+        lower(speculate(p)[0])
+
+
+def test_every_rotating_state_is_checked(vk_device, monkeypatch):
+    """Unrolled (all passes), consecutive checked additions use consecutive states: lanes 1-3 sum
+    to an exact zero at steps 100, 101, 102 (one site each, so one state each); with the kept value
+    scaled (a mutant) exactly those lanes give the reference's bits, so each state's check re-ran
+    its lane (a check reading only some of the states fails)."""
+    n, lanes = 256, 64
+    p = _fold(n, lanes)
+    x = np.random.default_rng(4).standard_normal((n, lanes)).astype(F)
+    for lane, pos in ((1, 100), (2, 101), (3, 102)):
+        acc = F(0)
+        for m in range(pos):
+            acc = F(acc + x[m, lane])
+        x[pos, lane] = -acc
+    x = x.reshape(-1)
+    want = reference.run(p, {"x": x})["out"].view(U)
+    monkeypatch.setenv("VYRE_VK_SPEC_STATES", "3")
+    k = vk_device.compile(p)
+    assert len(k.compiled.stages) == 1 and all(f"vyre_sp_add_s{j}(" in k.glsl for j in range(3))
+    assert k.run({"x": x})["out"].view(U).tolist() == want.tolist()
+    kept = "v_acc = vyre_canon(v_acc);"
+    assert kept in k.glsl
+    groups = k.grids_for({"x": x, "out": np.zeros(lanes, F)})[0][0]
+    got = _run_glsl(vk_device, k.glsl.replace(kept, "v_acc = vyre_canon(v_acc) * 1.5;"), [x, np.zeros(lanes, F)], 1, groups)
+    reran = got.view(U) == want
+    assert reran[[1, 2, 3]].all() and not reran[[0, 4, 5]].any(), reran[:6]

@@ -3,7 +3,8 @@
 # first (a call cut off at its limit still returns $OUT):
 #   bash tools/device_run.sh bash tools/bench/parts_ab.sh
 # 1. glsl_edits.py: linear_relu and the seed op streamed (VYRE_VK_STREAM=1), every edit;
-# 2. pass_ab.py --env VYRE_VK_SPEC_MULV=1 (products of non-chain values checked, not exact), streamed and not;
+# 2. pass_ab.py --env VYRE_VK_SPEC_MULV=1 (products of non-chain values checked, not exact), streamed and not,
+#    and --env VYRE_VK_SPEC_STATES=K (the checks' running minimum split K ways) on reduce_variance;
 # 3. reduce_variance's generated chain with edits, then welford_chain.py's hand-written variants;
 # 4. linear_relu at the 32,256 stream shape and not streamed, with edits; gemv_layouts.py's reference rows.
 set -uo pipefail
@@ -15,7 +16,9 @@ cd tools/bench
 LR="nn::linear_relu@in_dim=4096,out_dim=4096"
 MB="nn::mlp_backward@model_dim=2048,hidden_dim=8192"
 VYRE_VK_STREAM=1 timeout 150 python3 glsl_edits.py "$LR" "$MB" 2>&1 | tee "$OUT/edits-stream.txt"
-timeout 100 python3 pass_ab.py "$LR" "$MB" --env VYRE_VK_SPEC_MULV=1 --warm-up 2 2>&1 | tee "$OUT/mulv-ab.txt"
+timeout 100 python3 pass_ab.py "$LR" "$MB" --env VYRE_VK_SPEC_MULV=1 --env VYRE_VK_SPEC_STATES=4 --warm-up 2 2>&1 | tee "$OUT/mulv-ab.txt"
+timeout 60 python3 pass_ab.py "math::reduce_variance@n=16777216" --env VYRE_VK_SPEC_STATES=2 --env VYRE_VK_SPEC_STATES=4 \
+  --warm-up 1 2>&1 | tee "$OUT/states-variance-ab.txt"
 VYRE_VK_STREAM=1 timeout 100 python3 pass_ab.py "$LR" "$MB" --env VYRE_VK_SPEC_MULV=1 --warm-up 1 2>&1 | tee "$OUT/mulv-stream-ab.txt"
 timeout 80 python3 glsl_edits.py "math::reduce_variance@n=16777216" --edits raw,mul,add,raw+mul+add \
   --warm-up 1 2>&1 | tee "$OUT/edits-variance.txt"

@@ -166,4 +166,13 @@ def refinements(cond: E.Expr, env, assigned: set, taken: bool) -> dict[str, Inte
         new = (max(cur[0], la[0] + strict), cur[1]) if taken else (cur[0], min(cur[1], la[1] - (1 - strict)))
         if new[0] <= new[1]:
             out[rk] = new
+    # x + c < right (the stream pass's `t + 1 < tiles`): x < right - c, where x + c cannot wrap (la known)
+    if (taken and la and ra and isinstance(left, E.BinOpExpr) and left.op is E.BinOp.Add
+            and isinstance(left.right, E.LitU32)):
+        xk = key_of(left.left, assigned)
+        cur = interval(left.left, env)
+        if xk and cur and xk not in out:
+            new = (cur[0], min(cur[1], ra[1] - strict - left.right.value))
+            if new[0] <= new[1]:
+                out[xk] = new
     return out

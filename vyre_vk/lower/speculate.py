@@ -86,6 +86,26 @@ def value_products() -> bool:
     return os.environ.get("VYRE_VK_SPEC_MULV") == "1"
 
 
+def state_count() -> int:
+    """How many running minima a speculative loop's checks rotate through (``$VYRE_VK_SPEC_STATES``,
+    1 to 8, default 1): one variable makes every checked operation wait for the previous check;
+    K of them make K independent chains of minima, combined once after the loop.
+
+    >>> 1 <= state_count() <= 8
+    True
+    """
+    raw = os.environ.get("VYRE_VK_SPEC_STATES", "1")
+    try:
+        k = int(raw)
+    except ValueError:
+        k = 0
+    if not 1 <= k <= 8:
+        from ..errors import VyreError
+        raise VyreError(f"VYRE_VK_SPEC_STATES={raw!r} is not a count from 1 to 8. "
+                        "Fix: unset it (one state) or set it to 1..8.")
+    return k
+
+
 def unsigned_divisor_window() -> bool:
     """Whether a speculative division by a cast u32 uses the narrower window (vyre_sp_div_u): by
     default; ``$VYRE_VK_SPEC_DIV_U32=0`` turns it off. H100 (tools/bench/pass_ab.py --env, one
@@ -110,6 +130,8 @@ class Speculation:
         self.chain = chain  # None: every f32 operation (a stored value's), else the loop's chain variables
         self.div_u32 = unsigned_divisor_window()
         self.mulv = chain is not None and value_products()
+        self.states = state_count() if chain is not None else 1
+        self.site = 0  # checked operations emitted so far (site j uses state j mod states)
 
     def helper(self, e: E.BinOpExpr, table: dict, divisor_from: Callable[[], Optional[DataType]]) -> Optional[str]:
         """The speculative helper for `e` (its operands are f32), or None: the exact spelling.
@@ -121,12 +143,24 @@ class Speculation:
         if not chain_shape(e, self.chain):
             # a product of other values (a literal zero excluded, as chain_shape does: foldable)
             if self.mulv and e.op is BinOp.Mul and chain_shape(e, None):
-                return "vyre_sp_mulv"
+                return self.rotated("vyre_sp_mulv", table)
             return None
         if (name == "vyre_sp_div" and self.div_u32 and "vyre_sp_div_u" in table and isinstance(e.right, E.Cast)
                 and e.right.target is F32 and divisor_from() is U32):
-            return "vyre_sp_div_u"  # a divisor cast from u32: the narrower window
-        return name
+            name = "vyre_sp_div_u"  # a divisor cast from u32: the narrower window
+        return self.rotated(name, table)
+
+    def rotated(self, name: str, table: dict) -> str:
+        """`name`, or with several states its copy that updates the next state (added to `table`)."""
+        if self.states == 1:
+            return name
+        j = self.site % self.states
+        self.site += 1
+        copy = f"{name}_s{j}"
+        if copy not in table:
+            table[copy] = table[name].replace(f"{name}(", f"{copy}(", 1).replace("vyre_sp_state", f"vyre_sp_state{j}")
+            table[f"vyre_sp_state{j}"] = f"uint vyre_sp_state{j};  // running minimum {j} of a speculative loop's checks"
+        return copy
 
 
 def scope_types(lw: "StmtLowerer") -> dict:
@@ -204,12 +238,19 @@ def speculative_region(lw: "StmtLowerer", n: N.Region, path: str) -> None:
     for v, s in saved.items():
         lw.emit(f"{VALUE_TYPE[env[v]]} {s} = {lw.var[v]};", path)
     lw.stmt(N.Loop(loop.var, lo, pe, loop.body), bp + "[0]")
+    states = ["vyre_sp_state"] if spec.states == 1 else [f"vyre_sp_state{j}" for j in range(spec.states)]
     lw.helpers.add("vyre_sp_state")
-    lw.emit("vyre_sp_state = 0x7F800000u;", path)
+    for st in states:
+        lw.table.setdefault(st, f"uint {st};")
+        lw.helpers.add(st)
+        lw.emit(f"{st} = 0x7F800000u;", path)
     lw.spec = spec
     lw.stmt(N.Loop(loop.var, pe, hi, loop.body), bp + "[0]")
     lw.spec = None
-    lw.emit("if (vyre_sp_state == 0u) {  // a chain value was zero or subnormal: the loop again, exactly", path)
+    low = states[0]
+    for st in states[1:]:
+        low = f"min({low}, {st})"
+    lw.emit(f"if ({low} == 0u) {{  // a chain value was zero or subnormal: the loop again, exactly", path)
     lw.depth += 1
     for v, s in saved.items():
         lw.emit(f"{lw.var[v]} = {s};", path)
