@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import argparse
 import re
-import time
 from typing import Callable, Optional
 
 import numpy as np
 
-from op_inputs import make_inputs
-from stage_times import parse
+from pass_ab import alternate, each_op
 
 EDITS: dict[str, Callable[[str], str]] = {
     "bar": lambda s: s.replace("memoryBarrierShared(); memoryBarrierBuffer(); barrier();", "barrier();"),
@@ -67,7 +65,6 @@ def edited_kernel(dev, program, edits: list[str]):
 
 
 def main(argv: Optional[list[str]] = None) -> None:
-    from vyre_vk.ops import get
     from vyre_vk.runtime import Device
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -82,11 +79,7 @@ def main(argv: Optional[list[str]] = None) -> None:
         from ops import warm_up
 
         warm_up(dev, args.warm_up)
-        for arg in args.ops:
-            op, kw = parse(arg)
-            entry = get(op)
-            program = entry.build_with(**kw)
-            inputs, grid = make_inputs(entry, {**entry.params, **kw}, program)
+        for op, kw, _, program, inputs, grid in each_op(args.ops):
             kernels = [("as generated", edited_kernel(dev, program, []))]
             kernels += [(v, edited_kernel(dev, program, v.split("+"))) for v in args.edits.split(",") if v]
             want = kernels[0][1].run(inputs, grid=grid)
@@ -94,14 +87,7 @@ def main(argv: Optional[list[str]] = None) -> None:
             for name, k in kernels[1:]:
                 got = k.run(inputs, grid=grid)
                 same[name] = all(np.array_equal(a.view(np.uint8), got[b].view(np.uint8)) for b, a in want.items())
-            times: dict[str, list[float]] = {name: [] for name, _ in kernels}
-            for _ in range(args.rounds):
-                for name, k in kernels:
-                    end = time.perf_counter() + 0.3
-                    while time.perf_counter() < end:
-                        k.profile(inputs, repeats=5, grid=grid)
-                    gpu, _ = k.profile(inputs, repeats=args.repeats, grid=grid)
-                    times[name].append(float(np.median(gpu)) * 1e3)
+            times = alternate(kernels, inputs, grid, args.rounds, args.repeats)
             for name, k in kernels:
                 print(f"{op} {kw} {name:>24}: " + " / ".join(f"{t:.4f}" for t in times[name])
                       + f" ms  same bits: {same.get(name, True)}", flush=True)

@@ -19,10 +19,10 @@ VYRE_VK_STREAM=1 timeout 150 python3 glsl_edits.py "$LR" "$MB" 2>&1 | tee "$OUT/
 timeout 100 python3 pass_ab.py "$LR" "$MB" --env VYRE_VK_SPEC_MULV=1 --env VYRE_VK_SPEC_STATES=4 --warm-up 2 2>&1 | tee "$OUT/mulv-ab.txt"
 timeout 60 python3 pass_ab.py "math::reduce_variance@n=16777216" --env VYRE_VK_SPEC_STATES=2 --env VYRE_VK_SPEC_STATES=4 \
   --warm-up 1 2>&1 | tee "$OUT/states-variance-ab.txt"
+timeout 90 python3 welford_chain.py --reps 5 --warm-s 0.5 2>&1 | tee "$OUT/welford-chain.txt"
 VYRE_VK_STREAM=1 timeout 100 python3 pass_ab.py "$LR" "$MB" --env VYRE_VK_SPEC_MULV=1 --warm-up 1 2>&1 | tee "$OUT/mulv-stream-ab.txt"
 timeout 80 python3 glsl_edits.py "math::reduce_variance@n=16777216" --edits raw,mul,add,raw+mul+add \
   --warm-up 1 2>&1 | tee "$OUT/edits-variance.txt"
-timeout 100 python3 welford_chain.py --reps 5 --warm-s 0.5 2>&1 | tee "$OUT/welford-chain.txt"
 VYRE_VK_STREAM=1 VYRE_VK_STREAM_SHAPE=32,256 timeout 60 python3 glsl_edits.py "$LR" \
   --edits peel,raw+mul+add+peel --warm-up 1 2>&1 | tee "$OUT/edits-stream32.txt"
 timeout 80 python3 glsl_edits.py "$LR" --edits raw,mul,peel,raw+mul+add+peel --warm-up 1 2>&1 | tee "$OUT/edits-nostream.txt"

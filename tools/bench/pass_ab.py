@@ -65,6 +65,32 @@ def knob_kernel(dev, entry, kw: dict, setting: str):
             os.environ[name] = old
 
 
+def each_op(args: list[str]):
+    """(op id, overrides, entry, program, the benchmark's inputs, grid) for each op argument."""
+    from vyre_vk.ops import get
+
+    for arg in args:
+        op, kw = parse(arg)
+        entry = get(op)
+        program = entry.build_with(**kw)
+        inputs, grid = make_inputs(entry, {**entry.params, **kw}, program)
+        yield op, kw, entry, program, inputs, grid
+
+
+def alternate(kernels: list, inputs: dict, grid, rounds: int, repeats: int) -> dict[str, list[float]]:
+    """Median GPU ms of each (name, kernel) per round, the kernels in turn every round, each after
+    0.3 s of its own untimed dispatches (a clock change shows as rounds that disagree)."""
+    times: dict[str, list[float]] = {name: [] for name, _ in kernels}
+    for _ in range(rounds):
+        for name, k in kernels:
+            end = time.perf_counter() + 0.3
+            while time.perf_counter() < end:
+                k.profile(inputs, repeats=5, grid=grid)
+            gpu, _ = k.profile(inputs, repeats=repeats, grid=grid)
+            times[name].append(float(np.median(gpu)) * 1e3)
+    return times
+
+
 def main(argv: Optional[list[str]] = None) -> list[dict]:
     from vyre_vk.ops import get
     from vyre_vk.runtime import Device
@@ -85,11 +111,7 @@ def main(argv: Optional[list[str]] = None) -> list[dict]:
         from ops import warm_up
 
         warm_up(dev, args.warm_up)
-        for arg in args.ops:
-            op, kw = parse(arg)
-            entry = get(op)
-            program = entry.build_with(**kw)
-            inputs, grid = make_inputs(entry, {**entry.params, **kw}, program)
+        for op, kw, entry, program, inputs, grid in each_op(args.ops):
             kernels = [(name, dev.compile(program, optimize=passes)) for name, passes in variants(args.drop)]
             for setting in args.env:
                 kernels.append((setting, knob_kernel(dev, entry, kw, setting)))
@@ -98,14 +120,7 @@ def main(argv: Optional[list[str]] = None) -> list[dict]:
                 got = k.run(inputs, grid=grid)
                 for buf, arr in want.items():
                     assert np.array_equal(arr.view(np.uint8), got[buf].view(np.uint8)), f"{op} {name}: `{buf}` differs"
-            times: dict[str, list[float]] = {name: [] for name, _ in kernels}
-            for _ in range(args.rounds):
-                for name, k in kernels:
-                    end = time.perf_counter() + 0.3
-                    while time.perf_counter() < end:
-                        k.profile(inputs, repeats=5, grid=grid)
-                    gpu, _ = k.profile(inputs, repeats=args.repeats, grid=grid)
-                    times[name].append(float(np.median(gpu)) * 1e3)
+            times = alternate(kernels, inputs, grid, args.rounds, args.repeats)
             for name, k in kernels:
                 stages = [(s.local_size, s.factor) for s in k.compiled.stages]
                 print(f"{op} {kw} {name:>28}: " + " / ".join(f"{t:.4f}" for t in times[name]) + f" ms  stages {stages}",
