@@ -92,7 +92,6 @@ def alternate(kernels: list, inputs: dict, grid, rounds: int, repeats: int) -> d
 
 
 def main(argv: Optional[list[str]] = None) -> list[dict]:
-    from vyre_vk.ops import get
     from vyre_vk.runtime import Device
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
