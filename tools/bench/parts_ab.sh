@@ -15,12 +15,15 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,driver_version --format=csv
 cd tools/bench
 LR="nn::linear_relu@in_dim=4096,out_dim=4096"
 MB="nn::mlp_backward@model_dim=2048,hidden_dim=8192"
-VYRE_VK_STREAM=1 timeout 150 python3 glsl_edits.py "$LR" "$MB" 2>&1 | tee "$OUT/edits-stream.txt"
+VYRE_VK_STREAM=1 timeout 90 python3 glsl_edits.py "$LR" --warm-up 3 2>&1 | tee "$OUT/edits-stream.txt"
 timeout 100 python3 pass_ab.py "$LR" "$MB" --env VYRE_VK_SPEC_MULV=1 --env VYRE_VK_SPEC_STATES=4 --warm-up 2 2>&1 | tee "$OUT/mulv-ab.txt"
 timeout 60 python3 pass_ab.py "math::reduce_variance@n=16777216" --env VYRE_VK_SPEC_STATES=2 --env VYRE_VK_SPEC_STATES=4 \
   --warm-up 1 2>&1 | tee "$OUT/states-variance-ab.txt"
 timeout 90 python3 welford_chain.py --reps 5 --warm-s 0.5 2>&1 | tee "$OUT/welford-chain.txt"
 VYRE_VK_STREAM=1 timeout 100 python3 pass_ab.py "$LR" "$MB" --env VYRE_VK_SPEC_MULV=1 --warm-up 1 2>&1 | tee "$OUT/mulv-stream-ab.txt"
+VYRE_VK_STREAM=1 timeout 100 python3 glsl_edits.py "$MB" --warm-up 1 2>&1 | tee "$OUT/edits-stream-seed.txt"
+VYRE_VK_STREAM=1 VYRE_VK_SPEC_MULV=1 timeout 80 python3 pass_ab.py "$LR" --env VYRE_VK_STREAM_SHAPE=32,256 \
+  --env VYRE_VK_STREAM_SHAPE=16,128 --env VYRE_VK_STREAM_SHAPE=8,128 --warm-up 1 2>&1 | tee "$OUT/stream-shapes-ab.txt"
 timeout 80 python3 glsl_edits.py "math::reduce_variance@n=16777216" --edits raw,mul,add,raw+mul+add \
   --warm-up 1 2>&1 | tee "$OUT/edits-variance.txt"
 VYRE_VK_STREAM=1 VYRE_VK_STREAM_SHAPE=32,256 timeout 60 python3 glsl_edits.py "$LR" \
