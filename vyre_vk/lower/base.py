@@ -138,6 +138,16 @@ def canonical_expr(e: E.Expr, canon: "set[str] | frozenset[str]") -> bool:
     return isinstance(e, E.Var) and e.name in canon
 
 
+def store_accessor(stem: str, element: DataType, checked: bool, canon: bool) -> str:
+    """The name of a store accessor: ``vk_st_`` checks the index and canonicalises an f32,
+    ``vk_stn_`` skips the check, ``c`` after it skips vyre_canon (an f32 value already canonical).
+
+    >>> store_accessor("out", DataType.F32, False, False), store_accessor("out", DataType.U32, True, False)
+    ('vk_stnc_out', 'vk_st_out')
+    """
+    return f"vk_st{'' if checked else 'n'}{'' if canon or element is not F32 else 'c'}_{stem}"
+
+
 class LowererBase:
     """State of one program's lowering; the layers above add expressions, statements, assembly."""
 
@@ -218,6 +228,11 @@ class LowererBase:
 
     def interval(self, e: E.Expr) -> Optional[bounds.Interval]:
         return bounds.interval(e, self.range_of)
+
+    def inside(self, d: BufferDecl, index: E.Expr) -> bool:
+        """`index` provably below `d`'s declared (hence bound) count: its access needs no check."""
+        r = self.interval(index) if self.pred is None and d.count > 0 else None
+        return r is not None and r[1] < d.count
 
     # ---- spelling
     def template(self, table: Spelling, t: DataType, what: str, path: str) -> str:

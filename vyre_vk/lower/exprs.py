@@ -89,8 +89,7 @@ class ExprLowerer(LowererBase):
                 return f"vyre_canon({lane})", F32
             return (f"({lane} != 0u)" if d.element is BOOL else lane), d.element
         idx, _ = self.expr(e.index, path + ".index")
-        r = self.interval(e.index) if self.pred is None and d.count > 0 else None
-        if r is not None and r[1] < d.count:  # provably inside the declared (hence bound) length
+        if self.inside(d, e.index):
             self.nloads.add(d.name)
             return f"vk_ldn_{self.stem[d.name]}({idx})", d.element
         self.loads.add(d.name)

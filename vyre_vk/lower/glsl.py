@@ -46,7 +46,7 @@ from ..ir.optable import ATOMICS, AtomicOp
 from ..ir.program import Program
 from ..ir.types import BufferAccess
 from ..ir.validate import ValidationError, validate
-from .base import BOOL, F32, helper_calls
+from .base import BOOL, F32, helper_calls, store_accessor
 from .bytes import byte_accessors, spec_constant_decl, words
 from .helpers import GLSL_HELPERS
 from .names import comment
@@ -219,13 +219,13 @@ class _Lowerer(StmtLowerer):
                                  f"return vk_i < vk_n ? {val} : {ZERO[el]}; }}")
                 if b.name in self.nloads:  # index proven < declared count (bounds.py)
                     lines.append(f"{VALUE_TYPE[el]} vk_ldn_{sm}(uint vk_i) {{ {st} vk_x = {name}[vk_i]; return {val}; }}")
-            for buf, checked, canon in sorted(self.stores_as):  # vk_st[n][c]_: n unchecked, c no vyre_canon
+            for buf, checked, canon in sorted(self.stores_as):
                 if buf != b.name:
                     continue
                 val = "vyre_canon(vk_v)" if el is F32 and canon else "vk_v"
                 if val != "vk_v":
                     self.helpers.add("vyre_canon")
-                fn = f"vk_st{'' if checked else 'n'}{'' if canon or el is not F32 else 'c'}_{sm}"
+                fn = store_accessor(sm, el, checked, canon)
                 body = f"if (vk_i < {length}) {name}[vk_i] = {val};" if checked else f"{name}[vk_i] = {val};"
                 lines.append(f"void {fn}(uint vk_i, {st} vk_v) {{ {body} }}")
             for op, buf in sorted(self.atomics):

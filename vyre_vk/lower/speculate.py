@@ -157,9 +157,8 @@ class Speculation:
         j = self.site % self.states
         self.site += 1
         copy = f"{name}_s{j}"
-        if copy not in table:
+        if copy not in table:  # the state itself is declared by speculative_region
             table[copy] = table[name].replace(f"{name}(", f"{copy}(", 1).replace("vyre_sp_state", f"vyre_sp_state{j}")
-            table[f"vyre_sp_state{j}"] = f"uint vyre_sp_state{j};  // running minimum {j} of a speculative loop's checks"
         return copy
 
 
@@ -239,9 +238,10 @@ def speculative_region(lw: "StmtLowerer", n: N.Region, path: str) -> None:
         lw.emit(f"{VALUE_TYPE[env[v]]} {s} = {lw.var[v]};", path)
     lw.stmt(N.Loop(loop.var, lo, pe, loop.body), bp + "[0]")
     states = ["vyre_sp_state"] if spec.states == 1 else [f"vyre_sp_state{j}" for j in range(spec.states)]
-    lw.helpers.add("vyre_sp_state")
+    if spec.states > 1:  # declared here; Speculation.rotated's copies of the helpers update them
+        for j, st in enumerate(states):
+            lw.table[st] = f"uint {st};  // running minimum {j} of a speculative loop's checks"
     for st in states:
-        lw.table.setdefault(st, f"uint {st};")
         lw.helpers.add(st)
         lw.emit(f"{st} = 0x7F800000u;", path)
     lw.spec = spec

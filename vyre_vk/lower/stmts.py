@@ -12,7 +12,7 @@ from typing import Any, Callable, ClassVar, Optional
 from ..ir import node as N
 from ..ir.chains import SPECULATE
 from . import bounds
-from .base import BOOL, F32, I32, U32, canonical_expr, unwrap
+from .base import BOOL, F32, I32, U32, canonical_expr, store_accessor, unwrap
 from .exprs import ExprLowerer
 from .names import comment
 from .result import TRAP_CODE_DIVISION, LoweringError
@@ -86,13 +86,12 @@ class StmtLowerer(ExprLowerer):
         idx, _ = self.expr(n.index, path + ".index")
         v, vt = self.expr(n.value, path + ".value")
         self.stores.add(d.name)
-        # the index proven inside the declared (hence bound) length; a value that is already canonical
-        r = self.interval(n.index) if self.pred is None and d.count > 0 and not d.element.is_byte else None
-        checked = r is None or r[1] >= d.count
+        # unchecked where the index is proven inside (byte buffers have their own accessors: always
+        # checked); no vyre_canon where the value is already canonical
+        checked = d.element.is_byte or not self.inside(d, n.index)
         canon = d.element is F32 and not canonical_expr(n.value, self.canon)
-        name = f"vk_st{'' if checked else 'n'}{'' if canon or d.element is not F32 else 'c'}_{self.stem[d.name]}"
         self.stores_as.add((d.name, checked, canon))
-        call = f"{name}({idx}, {self.to_storage(v, vt, d.element)});"
+        call = f"{store_accessor(self.stem[d.name], d.element, checked, canon)}({idx}, {self.to_storage(v, vt, d.element)});"
         # under a predicate only when the value or index holds a collective (else stmt() wrapped it)
         self.emit(f"if ({self.pred}) {{ {call} }}" if self.pred is not None else call, path)
 
