@@ -12,6 +12,7 @@ the device's fma is fused, as Markstein's step needs: not on lavapipe):
   block written out as scalars (as unroll emits) instead of an array and two loops;
 - ``canon loads``: every load canonicalised as the generated chain does (its cost); ``narrow window``:
   the division's window check for a divisor known to be float(n), n in [1, 2^24] (fewer instructions);
+- ``fmin``: the state as a float minimum of |result| (one FMNMX with an abs operand on NVIDIA);
 - ``plain a/b``: the device's own division (correctly rounded on lavapipe, so there it checks the
   chain's logic; not on NVIDIA).
 
@@ -58,8 +59,10 @@ float canon(float x) {{  // what the generated chain does to every load (subnorm
     return uintBitsToFloat(e == 0u ? (b & 0x80000000u) : nan);
 }}
 uint st0 = 0x7F800000u, st1 = 0x7F800000u, st2 = 0x7F800000u, st3 = 0x7F800000u, st4 = 0x7F800000u;
+float fstate = 3.0e38;  // fmin: the smallest |result| (NVIDIA's FMNMX takes |r| as an operand: one instruction)
 float track(float r) {{
-    if ({track}) state = min(state, floatBitsToUint(r) & 0x7F800000u);
+    if ({fmin}) fstate = min(fstate, abs(r));
+    else if ({track}) state = min(state, floatBitsToUint(r) & 0x7F800000u);
     return r;
 }}
 // states: each site its own running minimum (no serial chain through one variable), combined at the end
@@ -75,7 +78,8 @@ float qdiv(float a, float b, uint n) {{
     float y = {table} ? ytab[n - 1u] : rcp_rn(b);
     precise float q0 = a * y;
     precise float q1 = fma(fma(-q0, b, a), y, q0);
-    if ({track}) {{ if ({states}) st4 = window(floatBitsToUint(a), floatBitsToUint(b)) ? st4 : 0u;
+    if ({fmin}) fstate = window(floatBitsToUint(a), floatBitsToUint(b)) ? fstate : 0.0;
+    else if ({track}) {{ if ({states}) st4 = window(floatBitsToUint(a), floatBitsToUint(b)) ? st4 : 0u;
                    else state = window(floatBitsToUint(a), floatBitsToUint(b)) ? state : 0u; }}
     return q1;
 }}
@@ -106,7 +110,8 @@ void main() {{
     }}
     o[lane * 3u] = m1;
     o[lane * 3u + 1u] = m2;
-    o[lane * 3u + 2u] = uintBitsToFloat(min(state, min(min(st0, st1), min(min(st2, st3), st4))));
+    uint fs = {fmin} ? (fstate >= 1.17549435e-38 ? 0x7F800000u : 0u) : 0x7F800000u;
+    o[lane * 3u + 2u] = uintBitsToFloat(min(fs, min(state, min(min(st0, st1), min(min(st2, st3), st4)))));
 }}
 """
 
@@ -197,13 +202,15 @@ def main(argv=None) -> int:
                 dict(track=1, table=0, depth=32, local=16, narrow=1, states=1, scalars=1),
                 dict(track=1, table=0, depth=32, local=16, narrow=1, m1only=1),
                 dict(track=1, table=0, depth=32, local=16, narrow=1, m1only=1, states=1),
-                dict(track=1, table=1, depth=32, local=16, narrow=1, m1only=1, states=1)]
+                dict(track=1, table=1, depth=32, local=16, narrow=1, m1only=1, states=1),
+                dict(track=1, table=0, depth=32, local=16, narrow=1, fmin=1),
+                dict(track=1, table=0, depth=32, local=16, narrow=1, fmin=1, m1only=1)]
     print(f"device: {dev.name}; {CHAINS} chains x {steps} steps")
     for v in variants:
         src = SHADER.format(chains=CHAINS, steps=steps, track="true" if v["track"] else "false",
                             table="true" if v["table"] else "false", plain="true" if v.get("plain") else "false",
                             canon="true" if v.get("canon") else "false", narrow="true" if v.get("narrow") else "false",
-                            states="true" if v.get("states") else "false", m1only="true" if v.get("m1only") else "false",
+                            states="true" if v.get("states") else "false", fmin="true" if v.get("fmin") else "false", m1only="true" if v.get("m1only") else "false",
                             depth=v["depth"], local=v["local"])
         if v.get("scalars"):
             src = unrolled(src, v["depth"], CHAINS)
@@ -218,6 +225,7 @@ def main(argv=None) -> int:
         print(f"  {'plain a/b' if v.get('plain') else 'Markstein'} track {v['track']} table {v['table']} depth {v['depth']:3} local {v['local']:3}"
               f"{', scalars' if v.get('scalars') else ''}{', canon loads' if v.get('canon') else ''}"
               f"{', narrow window' if v.get('narrow') else ''}{', states apart' if v.get('states') else ''}"
+              f"{', float min of |r|' if v.get('fmin') else ''}"
               f"{', M1 chain alone (values stored)' if v.get('m1only') else ''}: {statistics.median(ts):8.3f} ms, bits {'equal' if exact else 'DIFFER'}{state}")
         for o in (algo, to):
             o.destroy()
