@@ -4,7 +4,7 @@ process, to find which pass made an op slower (a probe, not a benchmark of recor
     python3 tools/bench/pass_ab.py "decode::hex@input_len=16777216" --drop coarsen --drop coarsen,workgroup_size
     python3 tools/bench/pass_ab.py "math::reduce_variance@n=16777216" --env VYRE_VK_SPEC_DIV_U32=1
 
-``--env NAME=VALUE`` (repeatable) adds a variant compiled with that schedule knob set (compile's caches
+``--env NAME=VALUE`` (repeatable; several knobs of one variant joined by ``+``) adds a variant compiled with that schedule knob set (compile's caches
 key on the knobs, vyre_vk.opt.pipeline.SCHEDULE_KNOBS); the others compile without it.
 
 Each op argument is as stage_times.py takes it (an op id after ``vyre-libs::``, then ``@`` and
@@ -40,29 +40,34 @@ def variants(drops: list[str]) -> list[tuple[str, object]]:
     return out
 
 
-def knob(setting: str) -> tuple[str, str]:
-    """(NAME, VALUE) of an --env setting, refused unless NAME is a schedule knob."""
+def knob(setting: str) -> list[tuple[str, str]]:
+    """[(NAME, VALUE)] of an --env setting (NAME=VALUE, several joined by '+'), refused unless each
+    NAME is a schedule knob."""
     from vyre_vk.opt.pipeline import SCHEDULE_KNOBS
 
-    name, _, value = setting.partition("=")
-    if name not in SCHEDULE_KNOBS or not value:
-        raise SystemExit(f"--env {setting}: not NAME=VALUE of a schedule knob. Fix: use one of {list(SCHEDULE_KNOBS)}.")
-    return name, value
+    out = []
+    for part in setting.split("+"):
+        name, _, value = part.partition("=")
+        if name not in SCHEDULE_KNOBS or not value:
+            raise SystemExit(f"--env {setting}: not NAME=VALUE of a schedule knob. Fix: use one of {list(SCHEDULE_KNOBS)}.")
+        out.append((name, value))
+    return out
 
 
 def knob_kernel(dev, entry, kw: dict, setting: str):
-    """The op compiled with the knob `setting` (NAME=VALUE) set, from a fresh Program object (the
-    device's same-object fast path reads no knobs); the environment is restored after."""
-    name, value = knob(setting)
-    old = os.environ.get(name)
-    os.environ[name] = value
+    """The op compiled with the knobs of `setting` set, from a fresh Program object (the device's
+    same-object fast path reads no knobs); the environment is restored after."""
+    pairs = knob(setting)
+    old = {name: os.environ.get(name) for name, _ in pairs}
+    os.environ.update(dict(pairs))
     try:
         return dev.compile(entry.build_with(**kw))
     finally:
-        if old is None:
-            del os.environ[name]
-        else:
-            os.environ[name] = old
+        for name, value in old.items():
+            if value is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = value
 
 
 def each_op(args: list[str]):

@@ -42,6 +42,8 @@ from .walk import expr_type, node_exprs, walk_expr, walk_nodes
 F32 = DataType.F32
 #: The generator of the Region that marks a loop for speculation.
 SPECULATE = "vyre_vk.opt.speculate"
+#: Such a Region's ``source_region`` when its loop runs no exact first iteration (opt.speculate.unpeeled).
+NO_PEEL = "no-peel"
 #: The f32 operators a speculative chain computes in IEEE arithmetic.
 CHAIN_OPS = (BinOp.Add, BinOp.Sub, BinOp.Mul, BinOp.Div)
 _EFFECTS = (N.Store, N.Barrier, N.Trap, N.Return) + N.UNSUPPORTED_NODES

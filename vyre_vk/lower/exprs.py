@@ -120,8 +120,9 @@ class ExprLowerer(LowererBase):
     # ---- operators (the spelling table)
     def binop(self, e: E.BinOpExpr, path: str) -> Code:
         info = BINOPS[e.op]
-        a, ta = self.expr(e.left, path + ".left")
-        b, _ = self.expr(e.right, path + ".right")
+        side = self.spec.absorbed_side(e) if self.spec is not None else None
+        a, ta = self.operand(e.left, path + ".left", side == 0)
+        b, _ = self.operand(e.right, path + ".right", side == 1)
         if self.spec is not None and ta is F32:
             fn = self.spec.helper(e, self.table, lambda: self.expr(e.right.value, path + ".right.value")[1])
             if fn is not None:  # a speculative chain's operation (speculate.py)
@@ -129,6 +130,16 @@ class ExprLowerer(LowererBase):
                 return f"{fn}({a}, {b})", F32
         tpl = self.template(BINOP_GLSL[e.op], ta, f"binary op {info.name}", path)
         return fill(tpl, a=a, b=b), info.result_type(ta)
+
+    def operand(self, x: E.Expr, path: str, absorbed: bool) -> Code:
+        """`x` lowered; `absorbed`: it is a product the speculative chain's add absorbs (plain a * b)."""
+        if not absorbed:
+            return self.expr(x, path)
+        self.spec.pending = x
+        try:
+            return self.expr(x, path)
+        finally:
+            self.spec.pending = None
 
     def unop(self, e: E.UnOpExpr, path: str) -> Code:
         info = UNOPS[e.op]

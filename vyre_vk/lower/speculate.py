@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from ..ir import expr as E
 from ..ir import node as N
-from ..ir.chains import CHAIN_OPS, carried, chain_shape, chain_vars, loop_types
+from ..ir.chains import CHAIN_OPS, NO_PEEL, carried, chain_shape, chain_vars, loop_types
 from ..ir.optable import BinOp
 from ..ir.types import DataType
 from . import bounds
@@ -47,6 +47,10 @@ SPECULATIVE: dict[str, str] = {
     # speculative loop: with canonical operands IEEE's a * b is vyre_fmul's bits unless the product
     # is subnormal (vyre flushes it) or NaN (vyre's one payload); zeros, their signs, infinities and
     # underflow to zero agree. Only those two fail the check, so data full of zeros re-runs nothing.
+    # A product of two values that are not the chain's whose only use is as an operand of the chain's
+    # add or sub (absorbing()): plain IEEE, unchecked; its loop re-runs below an exponent field of
+    # ABSORB_FIELD instead of 0, and then the product cannot have changed the sum (see absorbing()).
+    "vyre_sp_mulp": "float vyre_sp_mulp(float a, float b) { precise float r = a * b; return r; }",
     "vyre_sp_mulv": """float vyre_sp_mulv(float a, float b) {
     precise float r = a * b;
     uint u = floatBitsToUint(r), e = u & 0x7F800000u;
@@ -84,6 +88,29 @@ def value_products() -> bool:
     True
     """
     return os.environ.get("VYRE_VK_SPEC_MULV") == "1"
+
+
+#: The smallest exponent field a loop with absorbed products accepts: |r| >= 2^-99 (absorbing()).
+ABSORB_FIELD = 28
+
+
+def absorbing() -> bool:
+    """Whether a product of two values that are not the chain's, used directly as an operand of the
+    chain's add or sub (linear_relu's ``acc + x[k] * w[k*N + i]``), is plain ``a * b``, unchecked
+    (``$VYRE_VK_SPEC_ABSORB=1``; off until measured on the GPU).
+
+    Why the sum keeps the reference's bits: with canonical operands IEEE's product differs from
+    vyre_fmul's only where it is subnormal (vyre flushes it to a signed zero) or NaN (a payload,
+    which nothing observes: vyre_vk.ir.chains). Let s = RN(c + p) be the checked sum, c its chain
+    operand. If |s| >= 2^-99 then |c| > 2^-100, so half the gap between c and its neighbours is at
+    least 2^-125, more than any subnormal |p| < 2^-126: RN(c + p) = c = RN(c + 0), the exact sum. So
+    the loop's check fails below an exponent field of ABSORB_FIELD instead of at zero, and the loop
+    runs again exactly where a sum came that close to zero.
+
+    >>> absorbing() == (os.environ.get("VYRE_VK_SPEC_ABSORB") == "1")
+    True
+    """
+    return os.environ.get("VYRE_VK_SPEC_ABSORB") == "1"
 
 
 def state_count() -> int:
@@ -132,6 +159,21 @@ class Speculation:
         self.mulv = chain is not None and value_products()
         self.states = state_count() if chain is not None else 1
         self.site = 0  # checked operations emitted so far (site j uses state j mod states)
+        self.absorb = chain is not None and absorbing()
+        self.pending: Optional[E.Expr] = None  # the product operand being lowered plainly (absorbed_side)
+        self.absorbed = False  # a product was emitted plainly: the loop's check uses ABSORB_FIELD
+
+    def absorbed_side(self, e: E.Expr) -> Optional[int]:
+        """0 / 1 when `e` is a chain add / sub whose left / right operand is a product of values that
+        are not the chain's (absorbing()), else None."""
+        if not (self.absorb and isinstance(e, E.BinOpExpr) and e.op in (BinOp.Add, BinOp.Sub)
+                and chain_shape(e, self.chain)):
+            return None
+        for side, x in enumerate((e.left, e.right)):
+            if (isinstance(x, E.BinOpExpr) and x.op is BinOp.Mul and chain_shape(x, None)
+                    and not chain_shape(x, self.chain)):
+                return side
+        return None
 
     def helper(self, e: E.BinOpExpr, table: dict, divisor_from: Callable[[], Optional[DataType]]) -> Optional[str]:
         """The speculative helper for `e` (its operands are f32), or None: the exact spelling.
@@ -140,6 +182,9 @@ class Speculation:
         name = _HELPER.get(e.op)
         if name not in table:
             return None
+        if e is self.pending:  # absorbed by the chain's add (absorbed_side)
+            self.pending, self.absorbed = None, True
+            return "vyre_sp_mulp"
         if not chain_shape(e, self.chain):
             # a product of other values (a literal zero excluded, as chain_shape does: foldable)
             if self.mulv and e.op is BinOp.Mul and chain_shape(e, None):
@@ -231,12 +276,16 @@ def speculative_region(lw: "StmtLowerer", n: N.Region, path: str) -> None:
     lo_r, hi_r = lw.interval(loop.from_), lw.interval(loop.to)
     lo = _bound_var(lw, f"vk_splo{k}", lw.expr(loop.from_, path + ".from")[0], lo_r, path)
     hi = _bound_var(lw, f"vk_sphi{k}", lw.expr(loop.to, path + ".to")[0], hi_r, path)
-    pe = _bound_var(lw, f"vk_sppe{k}", f"vk_sphi{k} > vk_splo{k} ? vk_splo{k} + 1u : vk_splo{k}",
-                    (lo_r[0], hi_r[1]) if lo_r and hi_r else None, path)
+    peel = n.source_region != NO_PEEL  # opt.speculate.unpeeled: the loop starts no chain from a literal
+    pe = lo
+    if peel:
+        pe = _bound_var(lw, f"vk_sppe{k}", f"vk_sphi{k} > vk_splo{k} ? vk_splo{k} + 1u : vk_splo{k}",
+                        (lo_r[0], hi_r[1]) if lo_r and hi_r else None, path)
     saved = {v: f"vk_sv{k}_{i}" for i, v in enumerate(keep)}
     for v, s in saved.items():
         lw.emit(f"{VALUE_TYPE[env[v]]} {s} = {lw.var[v]};", path)
-    lw.stmt(N.Loop(loop.var, lo, pe, loop.body), bp + "[0]")
+    if peel:
+        lw.stmt(N.Loop(loop.var, lo, pe, loop.body), bp + "[0]")
     states = ["vyre_sp_state"] if spec.states == 1 else [f"vyre_sp_state{j}" for j in range(spec.states)]
     if spec.states > 1:  # declared here; Speculation.rotated's copies of the helpers update them
         for j, st in enumerate(states):
@@ -250,7 +299,11 @@ def speculative_region(lw: "StmtLowerer", n: N.Region, path: str) -> None:
     low = states[0]
     for st in states[1:]:
         low = f"min({low}, {st})"
-    lw.emit(f"if ({low} == 0u) {{  // a chain value was zero or subnormal: the loop again, exactly", path)
+    if spec.absorbed:
+        lw.emit(f"if ({low} < {ABSORB_FIELD << 23:#010x}u) {{  // a chain value below 2^-99 (an absorbed product "
+                "may have mattered), zero or subnormal: the loop again, exactly", path)
+    else:
+        lw.emit(f"if ({low} == 0u) {{  // a chain value was zero or subnormal: the loop again, exactly", path)
     lw.depth += 1
     for v, s in saved.items():
         lw.emit(f"{lw.var[v]} = {s};", path)

@@ -31,10 +31,11 @@ from __future__ import annotations
 import os
 from typing import Optional
 
+from ..ir import expr as E
 from ..ir import node as N
-from ..ir.chains import SPECULATE, blocker, carried, chain_vars, loop_types, store_ops
+from ..ir.chains import NO_PEEL, SPECULATE, blocker, carried, chain_vars, loop_types, store_ops
 from ..ir.program import Program, Region
-from ..ir.walk import node_exprs, rewrite_nodes, walk_nodes
+from ..ir.walk import node_bodies, node_exprs, rewrite_nodes, walk_nodes, with_bodies
 from .analysis import Facts, replace_entry
 from .protocol import PassBase, PassContext, Rewrite
 
@@ -42,6 +43,40 @@ from .protocol import PassBase, PassContext, Rewrite
 MIN_STORE_OPS = 2
 #: Device classes where the pass is off (none: every class measured so far gains).
 OFF_BY_CLASS: frozenset = frozenset()
+
+
+def peel_everywhere() -> bool:
+    """Whether every speculative loop runs its first iteration exactly (``$VYRE_VK_SPEC_PEEL=always``,
+    the default until measured) or only a loop that starts a chain from a literal
+    (``$VYRE_VK_SPEC_PEEL=auto``, :func:`unpeeled`).
+
+    >>> peel_everywhere() == (os.environ.get("VYRE_VK_SPEC_PEEL", "always") != "auto")
+    True
+    """
+    return os.environ.get("VYRE_VK_SPEC_PEEL", "always") != "auto"
+
+
+def unpeeled(block: tuple, facts: Facts) -> tuple:
+    """`block` with each SPECULATE region marked NO_PEEL where no carried chain variable of its loop
+    is set to a literal by a statement before it in the block. The exact first iteration is for a
+    chain started from a constant: Welford's first step (M1 = 0 + x / 1, then x - M1 is an exact
+    zero, which fails the check) and sums from 0.0 whose first terms may be zeros. A chain carried in
+    from an enclosing loop (a stream tile's, an unrolled block's) or loaded starts from a run-time
+    value; exact first iterations there cost the most (one per tile: 1/8 of a streamed GEMV's steps).
+    The choice only moves time: a chain whose check fails runs again exactly either way."""
+    out = list(block)
+    for k, n in enumerate(block):
+        if not (isinstance(n, Region) and n.generator == SPECULATE and n.source_region is None
+                and len(n.body) == 1 and isinstance(n.body[0], N.Loop)):
+            continue
+        loop = n.body[0]
+        chain = chain_vars(loop, loop_types(loop, facts.env, facts.bufs))
+        f32 = set(carried(loop)) & chain
+        literal = any(isinstance(s, (N.Let, N.Assign)) and s.name in f32 and isinstance(s.value, E.LitF32)
+                      for s in block[:k])
+        if not literal:
+            out[k] = Region(SPECULATE, NO_PEEL, n.body)
+    return tuple(out)
 
 
 def speculating(device_class: str, precision: str) -> bool:
@@ -82,6 +117,11 @@ def speculate(p: Program) -> tuple[Program, str]:
         return (Region(SPECULATE, None, (n,)),)
 
     entry = rewrite_nodes(p.entry, stmt=mark)
+    if done and not peel_everywhere():
+        def post(n: N.Node) -> Optional[tuple]:
+            bodies = node_bodies(n)
+            return (with_bodies(n, [unpeeled(b, facts) for b in bodies]),) if bodies else None
+        entry = unpeeled(rewrite_nodes(entry, post=post), facts)
     if stores[0]:
         done.append(f"{stores[0]} stored value(s)")
     if not done:
