@@ -36,6 +36,7 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 uint vyre_sp_state;  // the smallest exponent field a speculative chain produced
 float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = min(vyre_sp_state, floatBitsToUint(r) & 0x7F800000u); return r; }
+float vyre_sp_mulp(float a, float b) { precise float r = a * b; return r; }
 
 float vk_ldn_q(uint vk_i) { float vk_x = b_q[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_k(uint vk_i) { float vk_x = b_k[vk_i]; return vyre_canon(vk_x); }
@@ -60,9 +61,9 @@ void main() {
                 }
                 vyre_sp_state = 0x7F800000u;
                 for (uint v_k_idx = vk_sppe1, vk_end3 = vk_sphi1; v_k_idx < vk_end3; v_k_idx++) {
-                    v_dot_val = vyre_sp_add(v_dot_val, vyre_fmul(vk_ldn_q((v_licm_0 + v_k_idx)), vk_ldn_k((v_licm_1 + v_k_idx))));
+                    v_dot_val = vyre_sp_add(v_dot_val, vyre_sp_mulp(vk_ldn_q((v_licm_0 + v_k_idx)), vk_ldn_k((v_licm_1 + v_k_idx))));
                 }
-                if (vyre_sp_state == 0u) {  // a chain value was zero or subnormal: the loop again, exactly
+                if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product may have mattered), zero or subnormal: the loop again, exactly
                     v_dot_val = vk_sv1_0;
                     for (uint v_k_idx = vk_splo1, vk_end4 = vk_sphi1; v_k_idx < vk_end4; v_k_idx++) {
                         v_dot_val = vyre_fadd(v_dot_val, vyre_fmul(vk_ldn_q((v_licm_0 + v_k_idx)), vk_ldn_k((v_licm_1 + v_k_idx))));

@@ -150,6 +150,12 @@ float vyre_exp(float x) {
 }
 uint vyre_sp_state;  // the smallest exponent field a speculative chain produced
 float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = min(vyre_sp_state, floatBitsToUint(r) & 0x7F800000u); return r; }
+float vyre_sp_mulv(float a, float b) {
+    precise float r = a * b;
+    uint u = floatBitsToUint(r), e = u & 0x7F800000u;
+    vyre_sp_state = min(vyre_sp_state, ((u & 0x007FFFFFu) != 0u && (e == 0u || e == 0x7F800000u)) ? 0u : 0x7F800000u);
+    return r;
+}
 
 float vk_ld_q(uint vk_i) { uint vk_n = uint(b_q.length()); float vk_x = b_q[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vyre_canon(vk_x) : 0.0; }
 float vk_ldn_k(uint vk_i) { float vk_x = b_k[vk_i]; return vyre_canon(vk_x); }
@@ -187,7 +193,7 @@ void main() {
                     uint v_cse_1 = (v_licm_1 + (v_j * 2u));
                     v_dot2 = vyre_fma(vk_ld_q((v_cse_0 + 0u)), vk_ldn_k((v_cse_1 + 0u)), v_dot2);
                     v_dot2 = vyre_fma(vk_ld_q((v_cse_0 + 1u)), vk_ldn_k((v_cse_1 + 1u)), v_dot2);
-                    float v_cse_2 = vyre_fsub(vyre_fmul(v_dot2, 0.7071067690849304), v_licm_2);
+                    float v_cse_2 = vyre_fsub(vyre_sp_mulv(v_dot2, 0.7071067690849304), v_licm_2);
                     float v_cse_3 = vyre_select((vyre_select(vyre_isfinite(v_cse_2), v_cse_2, (-80.0)) > 0.0), 0.0, vyre_select(vyre_isfinite(v_cse_2), v_cse_2, (-80.0)));
                     v_sum_exp = vyre_sp_add(v_sum_exp, vyre_canon(vyre_exp(vyre_select(vyre_isnan(v_cse_2), v_cse_2, vyre_select((v_cse_3 < (-80.0)), (-80.0), v_cse_3)))));
                 }

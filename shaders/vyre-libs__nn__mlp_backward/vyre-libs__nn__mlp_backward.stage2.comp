@@ -38,6 +38,7 @@ float vyre_fmul(float a, float b) {
 }
 uint vyre_sp_state;  // the smallest exponent field a speculative chain produced
 float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = min(vyre_sp_state, floatBitsToUint(r) & 0x7F800000u); return r; }
+float vyre_sp_mulp(float a, float b) { precise float r = a * b; return r; }
 
 float vk_ldn_w1(uint vk_i) { float vk_x = b_w1[vk_i]; return vyre_canon(vk_x); }
 void vk_stn_grad_x(uint vk_i, float vk_v) { b_grad_x[vk_i] = vyre_canon(vk_v); }
@@ -63,9 +64,9 @@ void main() {
                         vyre_sp_state = 0x7F800000u;
                         for (uint v_j = vk_sppe1, vk_end3 = vk_sphi1; v_j < vk_end3; v_j++) {
                             float v_gh = vk_ldn_opt_hoist_gh_0(v_j);
-                            v_gx = vyre_sp_add(v_gx, vyre_fmul(v_gh, vk_ldn_w1((v_licm_1 + v_j))));
+                            v_gx = vyre_sp_add(v_gx, vyre_sp_mulp(v_gh, vk_ldn_w1((v_licm_1 + v_j))));
                         }
-                        if (vyre_sp_state == 0u) {  // a chain value was zero or subnormal: the loop again, exactly
+                        if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product may have mattered), zero or subnormal: the loop again, exactly
                             v_gx = vk_sv1_0;
                             for (uint v_j = vk_splo1, vk_end4 = vk_sphi1; v_j < vk_end4; v_j++) {
                                 float v_gh = vk_ldn_opt_hoist_gh_0(v_j);

@@ -91,6 +91,7 @@ bool vyre_truthy(uint x) { return x != 0u; }
 bool vyre_and(bool a, bool b) { return a && b; }
 uint vyre_sp_state;  // the smallest exponent field a speculative chain produced
 float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = min(vyre_sp_state, floatBitsToUint(r) & 0x7F800000u); return r; }
+float vyre_sp_mulp(float a, float b) { precise float r = a * b; return r; }
 
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
 float vk_ldn_rms_scratch(uint vk_i) { float vk_x = b_rms_scratch[vk_i]; return vyre_canon(vk_x); }
@@ -122,10 +123,10 @@ void main() {
                                 uint v_idx = ((v_chunk * 4u) + v_local);
                                 {  // if: always true (value ranges)
                                     float v_cse_0 = vk_ldn_input(v_idx);
-                                    v_local_sum = vyre_sp_add(v_local_sum, vyre_fmul(v_cse_0, v_cse_0));
+                                    v_local_sum = vyre_sp_add(v_local_sum, vyre_sp_mulp(v_cse_0, v_cse_0));
                                 }
                             }
-                            if (vyre_sp_state == 0u) {  // a chain value was zero or subnormal: the loop again, exactly
+                            if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product may have mattered), zero or subnormal: the loop again, exactly
                                 v_local_sum = vk_sv1_0;
                                 for (uint v_chunk = vk_splo1, vk_end4 = vk_sphi1; v_chunk < vk_end4; v_chunk++) {
                                     uint v_idx = ((v_chunk * 4u) + v_local);

@@ -49,6 +49,7 @@ uint vyre_mod_u32(uint a, uint b) { return b == 0u ? 0u : a % b; }
 uint vyre_sp_state;  // the smallest exponent field a speculative chain produced
 float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = min(vyre_sp_state, floatBitsToUint(r) & 0x7F800000u); return r; }
 float vyre_sp_mul(float a, float b) { precise float r = a * b; vyre_sp_state = min(vyre_sp_state, floatBitsToUint(r) & 0x7F800000u); return r; }
+float vyre_sp_mulp(float a, float b) { precise float r = a * b; return r; }
 
 uint vk_ldn_weights(uint vk_i) { uint vk_x = b_weights[vk_i]; return vk_x; }
 uint vk_ldn_activations(uint vk_i) { uint vk_x = b_activations[vk_i]; return vk_x; }
@@ -97,9 +98,9 @@ void main() {
                             float v_i4_matmul_weight = vyre_select(((v_i4_matmul_weight_nibble & 8u) == 0u), v_cse_1, vyre_fsub(v_cse_1, 16.0));
                             float v_cse_2 = float(v_i4_matmul_activation_nibble);
                             float v_i4_matmul_activation = vyre_select(((v_i4_matmul_activation_nibble & 8u) == 0u), v_cse_2, vyre_fsub(v_cse_2, 16.0));
-                            v_i4_matmul_acc = vyre_sp_add(v_i4_matmul_acc, vyre_fmul(v_i4_matmul_weight, v_i4_matmul_activation));
+                            v_i4_matmul_acc = vyre_sp_add(v_i4_matmul_acc, vyre_sp_mulp(v_i4_matmul_weight, v_i4_matmul_activation));
                         }
-                        if (vyre_sp_state == 0u) {  // a chain value was zero or subnormal: the loop again, exactly
+                        if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product may have mattered), zero or subnormal: the loop again, exactly
                             v_i4_matmul_acc = vk_sv1_0;
                             for (uint v_i4_matmul_col = vk_splo1, vk_end4 = vk_sphi1; v_i4_matmul_col < vk_end4; v_i4_matmul_col++) {
                                 uint v_cse_0 = vyre_div_u32(v_i4_matmul_col, 8u);

@@ -270,11 +270,14 @@ def test_every_registered_op_identical_where_it_fires(streaming_on):
                 same(reference.run(p, case), graph.run_reference(case))
 
 
-def test_off_by_default_and_explained(monkeypatch):
+def test_on_for_nvidia_only_and_explained(monkeypatch):
     monkeypatch.delenv("VYRE_VK_STREAM", raising=False)
     p = _chains(R=64, K=256)
+    for cls in ("default", "llvmpipe", "amd", "intel"):
+        assert not any(r.name == "stream" and r.changed for r in optimize(p, True, device_class=cls)[1]), cls
+    monkeypatch.setenv("VYRE_VK_STREAM", "0")
     assert not any(r.name == "stream" and r.changed for r in optimize(p, True, device_class="nvidia")[1])
-    monkeypatch.setenv("VYRE_VK_STREAM", "1")
+    monkeypatch.delenv("VYRE_VK_STREAM")
     graph, reports = optimize(p, True, device_class="nvidia")
     why = next(r.why for r in reports if r.name == "stream")
     # the tile's loop reads workgroup memory nothing writes while it runs: unroll issues those loads ahead
