@@ -355,6 +355,9 @@ def main(argv=None) -> int:
     ap.add_argument("--elementwise-sizes", default=None, help="e.g. 20,26 (powers of two)")
     ap.add_argument("--reps", type=int, default=None)
     ap.add_argument("--skip", default="", help="comma list of sections to skip")
+    ap.add_argument("--seed-modes", default="off,on",
+                    help="the seed op's optimiser settings to time: off,on (default) or on alone (off takes seconds a run "
+                         "at 2048x8192)")
     args = ap.parse_args(argv)
     from vyre_vk.runtime import Device
 
@@ -373,7 +376,10 @@ def main(argv=None) -> int:
         period = float(probe.get("timestamp_period_ns") or 1.0)
         result.update(device=dev.name, probe=probe, timestamp_period_ns=period)
         log(f"device {dev.name}; timestampPeriod {period} ns; torch {'yes' if torch else 'no'}")
-        modes = [False, True] if supports_optimize(dev) else [None]
+        wanted = set(filter(None, args.seed_modes.split(",")))
+        if not wanted or wanted - {"off", "on"}:
+            raise SystemExit(f"--seed-modes {args.seed_modes!r}: not a comma list of off and on. Fix: e.g. --seed-modes on")
+        modes = [m == "on" for m in ("off", "on") if m in wanted] if supports_optimize(dev) else [None]
         why = "skipped (--skip wgpu)" if "wgpu" in skip else peer_wgpu.available()
         peer = peer_wgpu.Peer() if why is None else None
         result["peers"] = {"wgpu": peer.name if peer else why,

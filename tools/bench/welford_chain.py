@@ -12,6 +12,8 @@ the device's fma is fused, as Markstein's step needs: not on lavapipe):
   block written out as scalars (as unroll emits) instead of an array and two loops;
 - ``canon loads``: every load canonicalised as the generated chain does (its cost); ``narrow window``:
   the division's window check for a divisor known to be float(n), n in [1, 2^24] (fewer instructions);
+- ``ymode``: RN(1/n) loaded from the table with the block's inputs (2), or computed by the workgroup's
+  lanes for the block, one share each, through workgroup memory (3: n is the same in every lane);
 - ``fmin``: the state as a float minimum of |result| (one FMNMX with an abs operand on NVIDIA);
 - ``plain a/b``: the device's own division (correctly rounded on lavapipe, so there it checks the
   chain's logic; not on NVIDIA).
@@ -73,9 +75,10 @@ float trackk(float r, uint s) {{
     else if (s == 3u) st3 = min(st3, e); else st4 = min(st4, e);
     return r;
 }}
-float qdiv(float a, float b, uint n) {{
+shared float ys[{depth}];  // ymode 3: the block's RN(1/n), each lane computing its share
+float qdiv(float a, float b, uint n, float yk) {{
     if ({plain}) {{ precise float q = a / b; return q; }}  // the device's division (exact on lavapipe)
-    float y = {table} ? ytab[n - 1u] : rcp_rn(b);
+    float y = {ymode} >= 2 ? yk : ({table} ? ytab[n - 1u] : rcp_rn(b));
     precise float q0 = a * y;
     precise float q1 = fma(fma(-q0, b, a), y, q0);
     if ({fmin}) fstate = window(floatBitsToUint(a), floatBitsToUint(b)) ? fstate : 0.0;
@@ -90,14 +93,21 @@ void main() {{
     uint n = 1u;  // the first step, exactly: m1 = 0 + x0 / 1 = x0, m2 = 0 + x0 * (x0 - x0) = +0
     float m1 = inp[lane], m2 = 0.0;
     for (uint c0 = 0u; c0 < {steps}u; c0 += {depth}u) {{
-        float v[{depth}];
+        float v[{depth}], yv[{depth}];
         for (uint j = 0u; j < {depth}u; j++) v[j] = canon(inp[(1u + c0 + j) * {chains}u + lane]);
+        if ({ymode} == 2) for (uint j = 0u; j < {depth}u; j++) yv[j] = ytab[n + j];  // RN(1/(n + 1 + j)), loaded ahead
+        if ({ymode} == 3) {{
+            barrier();
+            for (uint j = gl_LocalInvocationID.x; j < {depth}u; j += {local}u) ys[j] = rcp_rn(float(n + 1u + j));
+            barrier();
+            for (uint j = 0u; j < {depth}u; j++) yv[j] = ys[j];
+        }}
         for (uint j = 0u; j < {depth}u; j++) {{
             float x = v[j];
             n += 1u;
             precise float d = x - m1;
             d = TRACK(d, 0u);
-            precise float m = m1 + qdiv(d, float(n), n);
+            precise float m = m1 + qdiv(d, float(n), n, {ymode} >= 2 ? yv[j] : 0.0);
             m1 = TRACK(m, 1u);
             if ({m1only}) {{ trail[(c0 + j) * {chains}u + lane] = m1; continue; }}  // the M1 chain alone, its values kept
             precise float d2 = x - m1;
@@ -143,7 +153,7 @@ void main() {{
 
 
 STEP = ("{{ float x = v{j}; n += 1u; precise float d = x - m1; d = TRACK(d, 0u); "
-        "precise float m = m1 + qdiv(d, float(n), n); m1 = TRACK(m, 1u); precise float d2 = x - m1; "
+        "precise float m = m1 + qdiv(d, float(n), n, 0.0); m1 = TRACK(m, 1u); precise float d2 = x - m1; "
         "d2 = TRACK(d2, 2u); precise float p = d * d2; p = TRACK(p, 3u); precise float s = m2 + p; m2 = TRACK(s, 0u); }}\n")
 
 
@@ -204,13 +214,15 @@ def main(argv=None) -> int:
                 dict(track=1, table=0, depth=32, local=16, narrow=1, m1only=1, states=1),
                 dict(track=1, table=1, depth=32, local=16, narrow=1, m1only=1, states=1),
                 dict(track=1, table=0, depth=32, local=16, narrow=1, fmin=1),
-                dict(track=1, table=0, depth=32, local=16, narrow=1, fmin=1, m1only=1)]
+                dict(track=1, table=0, depth=32, local=16, narrow=1, fmin=1, m1only=1),
+                dict(track=1, table=0, depth=32, local=16, narrow=1, ymode=2),
+                dict(track=1, table=0, depth=32, local=16, narrow=1, ymode=3)]
     print(f"device: {dev.name}; {CHAINS} chains x {steps} steps")
     for v in variants:
         src = SHADER.format(chains=CHAINS, steps=steps, track="true" if v["track"] else "false",
                             table="true" if v["table"] else "false", plain="true" if v.get("plain") else "false",
                             canon="true" if v.get("canon") else "false", narrow="true" if v.get("narrow") else "false",
-                            states="true" if v.get("states") else "false", fmin="true" if v.get("fmin") else "false", m1only="true" if v.get("m1only") else "false",
+                            states="true" if v.get("states") else "false", fmin="true" if v.get("fmin") else "false", ymode=v.get("ymode", 0), m1only="true" if v.get("m1only") else "false",
                             depth=v["depth"], local=v["local"])
         if v.get("scalars"):
             src = unrolled(src, v["depth"], CHAINS)
@@ -226,6 +238,7 @@ def main(argv=None) -> int:
               f"{', scalars' if v.get('scalars') else ''}{', canon loads' if v.get('canon') else ''}"
               f"{', narrow window' if v.get('narrow') else ''}{', states apart' if v.get('states') else ''}"
               f"{', float min of |r|' if v.get('fmin') else ''}"
+              f"{', RN(1/n) loaded ahead' if v.get('ymode') == 2 else ''}{', RN(1/n) shared, lanes share the block' if v.get('ymode') == 3 else ''}"
               f"{', M1 chain alone (values stored)' if v.get('m1only') else ''}: {statistics.median(ts):8.3f} ms, bits {'equal' if exact else 'DIFFER'}{state}")
         for o in (algo, to):
             o.destroy()
