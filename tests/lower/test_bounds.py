@@ -151,3 +151,41 @@ def test_proven_guards_lower_to_the_arm_that_runs_with_the_reference_results(vk_
     assert want.tolist() == [sum(a[k * 8 + i] + 1 + (100 if k * 8 + i < 20 else 0) for k in range(4)) for i in range(8)]
     for optimize in (False, True):
         assert vk_device.compile(p, optimize=optimize).run({"a": a})["out"].tolist() == want.tolist()
+
+
+def _rows(stride: int, guard: int, count: int) -> Program:
+    """out[k] = a[g + k] for k < 8, g = workgroup id * stride, guarded by g < guard: a workgroup's
+    first id, as the stream pass writes it (g + lane, lane < stride)."""
+    g = Expr.var("g")
+    body = [Node.let_bind("g", Expr.mul(Expr.WorkgroupId(0), Expr.u32(stride))),
+            Node.if_then(Expr.lt(g, Expr.u32(guard)), [
+                Node.loop_for("k", Expr.u32(0), Expr.u32(8), [
+                    Node.store("out", Expr.add(Expr.mul(Expr.WorkgroupId(0), Expr.u32(8)), Expr.var("k")),
+                               Expr.load("a", Expr.add(g, Expr.var("k"))))])])]
+    return Program.wrapped([BufferDecl.read("a", 0, U32).with_count(count), BufferDecl.output("out", 1, U32).with_count(64)],
+                           (1, 1, 1), [wrap_anonymous("t", body)])
+
+
+@pytest.mark.parametrize("stride,guard,count,unclamped", [
+    (8, 64, 64, True),     # g a multiple of 8 below 64: g <= 56, g + 7 <= 63
+    (8, 64, 63, False),    # a[63] is past the end
+    (8, 60, 60, False),    # g <= 56 still, g + 7 = 63 >= 60
+    (12, 48, 48, False),   # a multiple of 12 is one of 4 only: g <= 44, g + 7 = 51
+    (12, 48, 51, False),   # g < 48 a multiple of 4 only (12 does not divide 2^32): g <= 44, so 51 must fit
+    (12, 48, 52, True),
+])
+def test_a_multiple_of_a_power_of_two_rounds_its_guard(stride, guard, count, unclamped):
+    p = _rows(stride, guard, count)
+    assert ("vk_ldn_a(" in lower(p).glsl) is unclamped
+    assert bounds.stride(Expr.mul(Expr.WorkgroupId(0), Expr.u32(stride)), {}.get) == stride & -stride
+
+
+@pytest.mark.parametrize("stride,guard,count", [(8, 64, 64), (8, 64, 63), (12, 48, 52)])
+def test_strided_rows_on_vulkan(vk_device, stride, guard, count):
+    """Eight workgroups: the ones past the guard store nothing, the last row's last read is
+    the buffer's last element (or one past it: 0)."""
+    p = _rows(stride, guard, count)
+    a = np.arange(100, 100 + count, dtype=np.uint32)
+    want = reference.run(p, {"a": a}, grid=(8, 1, 1))["out"]
+    got = vk_device.compile(p, optimize=False).run({"a": a}, grid=(8, 1, 1))["out"]
+    assert got.tolist() == want.tolist()

@@ -11,11 +11,13 @@ is the same value.
 
 Ranges are closed intervals [lo, hi] of u32 values, only ever narrowed by facts that hold
 for every execution: literals, never-assigned ``let``s, loop variables (bounds known),
-``gid < c`` style guards of an enclosing ``if`` (then: hi, else: lo), and u32 +, -, *, /,
-%, &, >>, min, max that provably do not wrap. Anything else is unknown (None).
+``gid < c`` style guards of an enclosing ``if`` (then: hi, else: lo; a variable known to be a
+multiple of m, :func:`stride`, narrowed to multiples), and u32 +, -, *, /, %, &, >>, min, max
+that provably do not wrap. Anything else is unknown (None).
 """
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 from ..ir import expr as E
@@ -38,6 +40,36 @@ def var_key(name: str) -> str:
     """The key of variable `name`'s range. Any string is a valid name, so one starting with "<" gets
     one more "<": variable keys then never equal a gid key ("<g..."), and stay distinct."""
     return "<" + name if name.startswith("<") else name
+
+
+def stride_key(name: str) -> str:
+    """The key under which variable `name`'s stride is kept, as the interval (m, m): every value of
+    it is a multiple of m. "<%" is no var_key's prefix (those start "<<" when they start "<")."""
+    return "<%" + name
+
+
+def stride(e: E.Expr, env) -> int:
+    """A power of two m that every value of u32 expression `e` is a multiple of. Powers of two only:
+    they divide 2^32, so a product or sum that wraps keeps the property. A workgroup's first id,
+    ``gl_WorkGroupID.x * 32``, is a multiple of 32, so ``g < 16384`` bounds it by 16352 and
+    ``g + 31`` stays below 16384.
+
+    >>> stride(E.BinOpExpr(E.BinOp.Mul, E.WorkgroupId(0), E.LitU32(32)), {}.get)
+    32
+    >>> stride(E.BinOpExpr(E.BinOp.Mul, E.WorkgroupId(0), E.LitU32(24)), {}.get)  # 8, not 24
+    8
+    """
+    t = type(e)
+    if t is E.LitU32:
+        return e.value & -e.value or 1 << 32
+    if t is E.Var:
+        m = env(stride_key(e.name))
+        return m[0] if m else 1
+    if t is E.BinOpExpr and e.op is E.BinOp.Mul:
+        return min(stride(e.left, env) * stride(e.right, env), 1 << 32)
+    if t is E.BinOpExpr and e.op in (E.BinOp.Add, E.BinOp.Sub):
+        return math.gcd(stride(e.left, env), stride(e.right, env))
+    return 1
 
 
 def key_of(e: E.Expr, assigned: set) -> Optional[str]:
@@ -159,6 +191,9 @@ def refinements(cond: E.Expr, env, assigned: set, taken: bool) -> dict[str, Inte
     if lk and ra:
         cur = interval(left, env) or (0, U32_MAX)
         new = (cur[0], min(cur[1], ra[1] - strict)) if taken else (max(cur[0], ra[0] + (1 - strict)), cur[1])
+        m = stride(left, env) if isinstance(left, E.Var) else 1
+        if 1 < m < 1 << 32:  # a multiple of m: the ends move in to multiples
+            new = (-(-new[0] // m) * m, new[1] // m * m)
         if new[0] <= new[1]:
             out[lk] = new
     if rk and la:

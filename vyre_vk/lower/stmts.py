@@ -65,6 +65,9 @@ class StmtLowerer(ExprLowerer):
             r = self.interval(n.value)
             if r is not None:
                 self.iv[-1][bounds.var_key(n.name)] = r
+            m = bounds.stride(n.value, self.range_of)
+            if 1 < m < 1 << 32 and self.iv:
+                self.iv[-1][bounds.stride_key(n.name)] = (m, m)
 
     def assign(self, n: N.Assign, path: str) -> None:
         v, _ = self.expr(n.value, path + ".value")
