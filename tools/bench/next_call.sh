@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The next device call (bundle carried), ~8 min on an H200, most important first:
+#   bash tools/device_run.sh bash tools/bench/next_call.sh
+# 1. tools/bench/record.sh: the run of record of main's defaults (ops.py, latency, the seed op end to
+#    end with weights resident, `vyre-vk run --all`);
+# 2. pass_ab.py: the seed op and linear_relu with the stride-proven tile loads against the 2026-12-06
+#    H100 figures (no knob: compare with docs/bench/h100-ops-2026-12-06.txt), VYRE_VK_SPEC_MULV=0 and
+#    VYRE_VK_SPEC_PEEL=always on the ops they touch;
+# 3. welford_chain.py: RN(1/n) loaded ahead / shared by the block's lanes (reduce_variance's chain).
+set -uo pipefail
+OUT="${OUT:-bench-out}"
+mkdir -p "$OUT"
+case "$OUT" in /*) ;; *) OUT="$PWD/$OUT" ;; esac
+OUT="$OUT" bash tools/bench/record.sh
+cd tools/bench
+timeout 120 python3 pass_ab.py "nn::mlp_backward@model_dim=2048,hidden_dim=8192" "nn::linear_relu@in_dim=4096,out_dim=4096" \
+  "nn::flash_attention@seq_len=1024,head_dim=64" "nn::attention@seq_len=1024,head_dim=64" \
+  --env VYRE_VK_SPEC_MULV=0 --env VYRE_VK_SPEC_PEEL=always --warm-up 2 2>&1 | tee "$OUT/defaults-ab.txt"
+timeout 100 python3 welford_chain.py --reps 5 --warm-s 0.3 2>&1 | tee "$OUT/welford-chain.txt"
