@@ -17,3 +17,5 @@ timeout 120 python3 pass_ab.py "nn::mlp_backward@model_dim=2048,hidden_dim=8192"
   "nn::flash_attention@seq_len=1024,head_dim=64" "nn::attention@seq_len=1024,head_dim=64" \
   --env VYRE_VK_SPEC_MULV=0 --env VYRE_VK_SPEC_PEEL=always --warm-up 2 2>&1 | tee "$OUT/defaults-ab.txt"
 timeout 100 python3 welford_chain.py --reps 5 --warm-s 0.3 2>&1 | tee "$OUT/welford-chain.txt"
+# at most 8 files come back: drop the ones the text files already hold
+rm -rf "$OUT/lat" "$OUT/seed" "$OUT/doctor.txt"
