@@ -44,6 +44,21 @@ def _fold(n: int, lanes: int, op: BinOp = BinOp.Add, init: float = 0.0) -> Progr
             Node.store("out", i, Expr.var("acc"))])])])
 
 
+def _dot(n: int, lanes: int) -> Program:
+    """out[i] = 1 + x[0][i] * y[0][i] + x[1][i] * y[1][i] + ... (in order): one chain per lane."""
+    m, i = Expr.var("m"), Expr.gid_x()
+    at = Expr.add(Expr.mul(m, Expr.u32(lanes)), i)
+    return Program.wrapped(
+        [BufferDecl.read("x", 0, DataType.F32).with_count(n * lanes),
+         BufferDecl.read("y", 1, DataType.F32).with_count(n * lanes),
+         BufferDecl.output("out", 2, DataType.F32).with_count(lanes)], (64, 1, 1),
+        [wrap_anonymous("t::dot", [Node.if_then(Expr.lt(i, Expr.u32(lanes)), [
+            Node.let_bind("acc", Expr.f32(1.0)),
+            Node.loop_for("m", Expr.u32(0), Expr.u32(n), [
+                Node.assign("acc", Expr.add(Expr.var("acc"), Expr.mul(Expr.load("x", at), Expr.load("y", at))))]),
+            Node.store("out", i, Expr.var("acc"))])])])
+
+
 def _marked(p: Program) -> int:
     return sum(isinstance(n, N.Region) and n.generator == SPECULATE for n in walk_nodes(p.entry))
 
@@ -336,16 +351,7 @@ def test_value_products_rerun_only_on_subnormal_or_nan(vk_device, monkeypatch):
     kept result shows which lanes re-ran: the subnormal and NaN products' lanes did, the zero, -0 and
     plain ones did not (dropping the subnormal check, or flagging zeros as vyre_sp_mul does, fails)."""
     n, lanes = 40, 64
-    m, i = Expr.var("m"), Expr.gid_x()
-    at = Expr.add(Expr.mul(m, Expr.u32(lanes)), i)
-    p = Program.wrapped(
-        [BufferDecl.read("x", 0, DataType.F32).with_count(n * lanes), BufferDecl.read("y", 1, DataType.F32).with_count(n * lanes),
-         BufferDecl.output("out", 2, DataType.F32).with_count(lanes)], (64, 1, 1),
-        [wrap_anonymous("t::dot", [Node.if_then(Expr.lt(i, Expr.u32(lanes)), [
-            Node.let_bind("acc", Expr.f32(1.0)),
-            Node.loop_for("m", Expr.u32(0), Expr.u32(n), [
-                Node.assign("acc", Expr.add(Expr.var("acc"), Expr.mul(Expr.load("x", at), Expr.load("y", at))))]),
-            Node.store("out", i, Expr.var("acc"))])])])
+    p = _dot(n, lanes)
     rng = np.random.default_rng(5)
     x = (F(2.0 ** -20) * rng.standard_normal((n, lanes))).astype(F)  # sums stay near 1: never zero
     y = rng.standard_normal((n, lanes)).astype(F)

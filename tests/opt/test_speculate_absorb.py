@@ -22,25 +22,10 @@ from vyre_vk.lower.speculate import ABSORB_FIELD
 from vyre_vk.ops import get
 from vyre_vk.opt.speculate import speculate
 
-from .test_speculate import _fold, _run_glsl
+from .test_speculate import _dot, _fold, _run_glsl
 
 F, U = np.float32, np.uint32
 KEPT = "v_acc = vyre_canon(v_acc);"
-
-
-def _dot(n: int, lanes: int) -> Program:
-    """out[i] = 1 + x[0][i] * y[0][i] + x[1][i] * y[1][i] + ... (in order): one chain per lane."""
-    m, i = Expr.var("m"), Expr.gid_x()
-    at = Expr.add(Expr.mul(m, Expr.u32(lanes)), i)
-    return Program.wrapped(
-        [BufferDecl.read("x", 0, DataType.F32).with_count(n * lanes),
-         BufferDecl.read("y", 1, DataType.F32).with_count(n * lanes),
-         BufferDecl.output("out", 2, DataType.F32).with_count(lanes)], (64, 1, 1),
-        [wrap_anonymous("t::dot", [Node.if_then(Expr.lt(i, Expr.u32(lanes)), [
-            Node.let_bind("acc", Expr.f32(1.0)),
-            Node.loop_for("m", Expr.u32(0), Expr.u32(n), [
-                Node.assign("acc", Expr.add(Expr.var("acc"), Expr.mul(Expr.load("x", at), Expr.load("y", at))))]),
-            Node.store("out", i, Expr.var("acc"))])])])
 
 
 def test_a_subnormal_product_cannot_change_a_sum_at_least_2_to_the_minus_99():
