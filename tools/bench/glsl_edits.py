@@ -7,8 +7,10 @@ Edits (each alone, then all together): ``bar`` tile barriers without the device-
 (``memoryBarrierShared(); memoryBarrierBuffer(); barrier();`` -> ``barrier();``); ``stn`` workgroup
 stores without the bounds check and canonicalisation; ``ldn`` storage loads without the bounds check;
 ``raw`` every load without the bounds check or canonicalisation;
-``peel`` speculative loops without their exact first iteration; ``mul`` plain ``a * b`` for vyre_fmul; ``add`` plain ``a + b`` for vyre_fadd. The last five may change
-bits (subnormals, NaN): each variant's results are compared with the unedited kernel's and the
+``peel`` speculative loops without their exact first iteration; ``mul`` plain ``a * b`` for vyre_fmul; ``add`` plain ``a + b`` for vyre_fadd;
+``lite`` canonicalisation that flushes subnormals but keeps NaN payloads; ``nofb`` speculative loops without
+their exact re-run (never entered). Any edit may change
+bits (subnormals, NaN, reads past the end): each variant's results are compared with the unedited kernel's and the
 answer printed, not asserted. Op arguments as stage_times.py takes them; inputs are the benchmark's.
 """
 from __future__ import annotations
@@ -35,6 +37,13 @@ EDITS: dict[str, Callable[[str], str]] = {
                                "float vyre_fmul(float a, float b) { precise float q = a * b; return q; }\nfloat vyre_fmul_x(float a, float b) {"),
     "add": lambda s: s.replace("float vyre_fadd(float a, float b) {",
                                "float vyre_fadd(float a, float b) { precise float q = a + b; return q; }\nfloat vyre_fadd_x(float a, float b) {"),
+    # subnormals still flushed, NaN payloads kept: what the NaN half of canonicalisation costs
+    "lite": lambda s: s.replace("float vyre_canon(float x) {",
+                                "float vyre_canon(float x) { uint b = floatBitsToUint(x); "
+                                "return (b & 0x7F800000u) == 0u ? uintBitsToFloat(b & 0x80000000u) : x; }\n"
+                                "float vyre_canon_x(float x) {", 1),
+    # the exact re-run loops never entered (the driver drops their code): what their size costs
+    "nofb": lambda s: re.sub(r"if \((?:min\()?vyre_sp_state[^{]*\) \{  // a chain value", "if (false) {  // a chain value", s),
 }
 
 
