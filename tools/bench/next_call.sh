@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The next device call (bundle carried), ~8 min on an H200, most important first:
+# The next device call (bundle carried), under 9 min on an H200, most important first:
 #   bash tools/device_run.sh bash tools/bench/next_call.sh
 # 1. tools/bench/record.sh: the run of record of main's defaults (ops.py, latency, the seed op end to
 #    end with weights resident, `vyre-vk run --all`);
@@ -15,13 +15,13 @@ mkdir -p "$OUT"
 case "$OUT" in /*) ;; *) OUT="$PWD/$OUT" ;; esac
 OUT="$OUT" bash tools/bench/record.sh
 cd tools/bench
-timeout 120 python3 pass_ab.py "nn::mlp_backward@model_dim=2048,hidden_dim=8192" "nn::linear_relu@in_dim=4096,out_dim=4096" \
+timeout 90 python3 pass_ab.py "nn::mlp_backward@model_dim=2048,hidden_dim=8192" "nn::linear_relu@in_dim=4096,out_dim=4096" \
   "nn::flash_attention@seq_len=1024,head_dim=64" "nn::attention@seq_len=1024,head_dim=64" \
   --env VYRE_VK_SPEC_MULV=0 --env VYRE_VK_SPEC_PEEL=always --warm-up 2 2>&1 | tee "$OUT/defaults-ab.txt"
 timeout 60 python3 stage_times.py --warm-s 1 "nn::mlp_backward@model_dim=2048,hidden_dim=8192" \
   "nn::linear_relu@in_dim=4096,out_dim=4096" 2>&1 | tee -a "$OUT/defaults-ab.txt"
-timeout 100 python3 glsl_edits.py "nn::mlp_backward@model_dim=2048,hidden_dim=8192" --edits lite,nofb,raw,lite+nofb,raw+nofb \
+timeout 80 python3 glsl_edits.py "nn::mlp_backward@model_dim=2048,hidden_dim=8192" --edits lite,nofb,raw,lite+nofb,raw+nofb \
   --warm-up 2 2>&1 | tee "$OUT/edits-seed.txt"
-timeout 100 python3 welford_chain.py --reps 5 --warm-s 0.3 2>&1 | tee "$OUT/welford-chain.txt"
+timeout 80 python3 welford_chain.py --reps 3 --warm-s 0.2 2>&1 | tee "$OUT/welford-chain.txt"
 # at most 8 files come back: drop the ones the text files already hold
 rm -rf "$OUT/lat" "$OUT/seed" "$OUT/doctor.txt" "$OUT/ops/ops.png"
