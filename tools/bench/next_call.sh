@@ -14,6 +14,8 @@ OUT="${OUT:-bench-out}"
 mkdir -p "$OUT"
 case "$OUT" in /*) ;; *) OUT="$PWD/$OUT" ;; esac
 OUT="$OUT" bash tools/bench/record.sh
+# at most 8 files come back: drop the ones the text files already hold
+rm -rf "$OUT/lat" "$OUT/seed" "$OUT/doctor.txt" "$OUT/ops/ops.png"
 cd tools/bench
 timeout 90 python3 pass_ab.py "nn::mlp_backward@model_dim=2048,hidden_dim=8192" "nn::linear_relu@in_dim=4096,out_dim=4096" \
   "nn::flash_attention@seq_len=1024,head_dim=64" "nn::attention@seq_len=1024,head_dim=64" \
@@ -23,5 +25,3 @@ timeout 60 python3 stage_times.py --warm-s 1 "nn::mlp_backward@model_dim=2048,hi
 timeout 80 python3 glsl_edits.py "nn::mlp_backward@model_dim=2048,hidden_dim=8192" --edits lite,nofb,raw,lite+nofb,raw+nofb \
   --warm-up 2 2>&1 | tee "$OUT/edits-seed.txt"
 timeout 80 python3 welford_chain.py --reps 3 --warm-s 0.2 2>&1 | tee "$OUT/welford-chain.txt"
-# at most 8 files come back: drop the ones the text files already hold
-rm -rf "$OUT/lat" "$OUT/seed" "$OUT/doctor.txt" "$OUT/ops/ops.png"
