@@ -106,6 +106,9 @@ def test_first_iteration_exact_only_where_a_chain_enters_with_a_literal(monkeypa
     # the literal reaches the loop through the if's block: peeled
     assert [r.source_region for r in _regions(speculate(prog(Expr.f32(0.0), inner))[0])] == [None]
     assert [r.source_region for r in _regions(speculate(prog(load, inner))[0])] == [NO_PEEL]
+    assert speculate(prog(load, inner))[1].endswith("; 1 loop(s) without an exact first iteration "
+                                                    "(their chains enter with run-time values)")
+    assert "without an exact first iteration" not in speculate(prog(Expr.f32(0.0), inner))[1]
     # inside an enclosing loop that assigns acc (its store keeps it unspeculated): run-time values
     assert [r.source_region for r in _regions(speculate(prog(Expr.f32(0.0), outer))[0])] == [NO_PEEL]
     monkeypatch.setenv("VYRE_VK_SPEC_PEEL", "always")

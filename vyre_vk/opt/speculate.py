@@ -132,8 +132,12 @@ def speculate(p: Program) -> tuple[Program, str]:
         done.append(f"{stores[0]} stored value(s)")
     if not done:
         return p, ""
+    unpeel = sum(isinstance(n, Region) and n.generator == SPECULATE and n.source_region == NO_PEEL
+                 for n in walk_nodes(entry))
     return replace_entry(p, entry), "; ".join(done) + (
-        " in IEEE f32, checked; an exact re-run if a zero or subnormal appears")
+        " in IEEE f32, checked; an exact re-run if a zero or subnormal appears") + (
+        f"; {unpeel} loop(s) without an exact first iteration (their chains enter with run-time values)"
+        if unpeel else "")
 
 
 class SpeculateChains(PassBase):
