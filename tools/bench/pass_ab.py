@@ -19,6 +19,7 @@ import argparse
 import os
 import time
 from typing import Optional
+from unittest import mock
 
 import numpy as np
 
@@ -57,17 +58,8 @@ def knob(setting: str) -> list[tuple[str, str]]:
 def knob_kernel(dev, entry, kw: dict, setting: str):
     """The op compiled with the knobs of `setting` set, from a fresh Program object (the device's
     same-object fast path reads no knobs); the environment is restored after."""
-    pairs = knob(setting)
-    old = {name: os.environ.get(name) for name, _ in pairs}
-    os.environ.update(dict(pairs))
-    try:
+    with mock.patch.dict(os.environ, dict(knob(setting))):
         return dev.compile(entry.build_with(**kw))
-    finally:
-        for name, value in old.items():
-            if value is None:
-                del os.environ[name]
-            else:
-                os.environ[name] = value
 
 
 def each_op(args: list[str]):

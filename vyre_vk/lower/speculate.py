@@ -303,11 +303,10 @@ def speculative_region(lw: "StmtLowerer", n: N.Region, path: str) -> None:
     low = states[0]
     for st in states[1:]:
         low = f"min({low}, {st})"
-    if spec.absorbed:
-        lw.emit(f"if ({low} < {ABSORB_FIELD << 23:#010x}u) {{  // a chain value below 2^-99 (an absorbed product "
-                "may have mattered), zero or subnormal: the loop again, exactly", path)
-    else:
-        lw.emit(f"if ({low} == 0u) {{  // a chain value was zero or subnormal: the loop again, exactly", path)
+    cond, why = ((f"{low} < {ABSORB_FIELD << 23:#010x}u",
+                  "a chain value below 2^-99 (an absorbed product may have mattered), zero or subnormal")
+                 if spec.absorbed else (f"{low} == 0u", "a chain value was zero or subnormal"))
+    lw.emit(f"if ({cond}) {{  // {why}: the loop again, exactly", path)
     lw.depth += 1
     for v, s in saved.items():
         lw.emit(f"{lw.var[v]} = {s};", path)
