@@ -64,13 +64,18 @@ def _marked(p: Program) -> int:
 
 
 def _run_glsl(dev, glsl: str, arrays: list, out: int, groups: int) -> np.ndarray:
+    return _run_glsl_all(dev, glsl, arrays, groups)[out].view(F)
+
+
+def _run_glsl_all(dev, glsl: str, arrays: list, groups: int) -> list[np.ndarray]:
+    """Every binding's contents after one dispatch of `glsl` (binding k = arrays[k])."""
     mgr = dev.manager
     tensors = [kp_bridge.tensor(mgr, a) for a in arrays]
     algo = kp_bridge.algorithm(mgr, tensors, spirv.compile_glsl(glsl, name="speculate-test.comp"), (groups, 1, 1))
     seq = mgr.sequence()
     seq.record(kp_bridge.sync_device(tensors)).record(kp_bridge.dispatch(algo)).record(
-        kp_bridge.sync_local(tensors[out:out + 1])).eval()
-    got = tensors[out].data().copy().view(F)
+        kp_bridge.sync_local(tensors)).eval()
+    got = [t.data().copy().view(a.dtype) for t, a in zip(tensors, arrays)]
     for obj in (seq, algo, *tensors):
         obj.destroy()
     return got

@@ -89,13 +89,13 @@ class DeviceLimits:
 
 def shared_bytes(program: "Program", lowered: Optional["Lowered"] = None) -> int:
     """Workgroup memory one workgroup of ``program`` uses: its workgroup buffers, plus the
-    subgroup-emulation exchange (two u32 halves per lane) once lowered."""
-    # a u8/i8 workgroup buffer packs four bytes per 32-bit word (vyre_vk/lower/bytes.py)
-    total = sum(4 * -(-b.count // 4) if b.element.is_byte else b.count * b.element.size
-                for b in program.buffers if b.is_workgroup)
-    if lowered is not None and "subgroup_emulation" in lowered.features:
-        sx, sy, sz = program.workgroup_size
-        total += 2 * 4 * sx * sy * sz
+    subgroup-emulation exchange (two u32 halves per lane) and the lowering's own arrays once lowered."""
+    total = program.workgroup_bytes
+    if lowered is not None:
+        total += lowered.shared_extra  # arrays the lowering adds (lower/shared_rcp.py)
+        if "subgroup_emulation" in lowered.features:
+            sx, sy, sz = program.workgroup_size
+            total += 2 * 4 * sx * sy * sz
     return total
 
 

@@ -218,6 +218,17 @@ class Program:
         """Buffers taking a logical input slot, in declaration order."""
         return tuple(b for b in self.buffers if b.is_input)
 
+    @property
+    def workgroup_bytes(self) -> int:
+        """Workgroup memory one workgroup of this program's own workgroup buffers takes (a u8/i8
+        buffer packs four bytes per 32-bit word: vyre_vk/lower/bytes.py).
+
+        >>> Program([BufferDecl.workgroup("t", 5, DataType.U8)], (1, 1, 1), []).workgroup_bytes
+        8
+        """
+        return sum(4 * -(-b.count // 4) if b.element.is_byte else b.count * b.element.size
+                   for b in self.buffers if b.is_workgroup)
+
     # ---- serialisation, hashing, validation: serial.py and validate.py build and check Programs,
     # so they register their functions here when vyre_vk.ir loads them (no import back to them).
     def to_json(self) -> str:

@@ -20,6 +20,7 @@ from .ffmath64 import GLSL as FLOAT64
 from .ieee import FUSED
 from .names import glsl_names
 from .result import LoweringError
+from .shared_rcp import Uniformity
 from .speculate import SPECULATIVE, SPECULATIVE_FUSED, Speculation
 from .spelling import CAST_GLSL, STORAGE_TYPE, VALUE_TYPE, Spelling
 from .vector import VectorPlan
@@ -197,6 +198,8 @@ class LowererBase:
         self.canon = canonical_vars(program)          # f32 variables that always hold canonical values
         self.stores_as: set[tuple[str, bool, bool]] = set()  # (buffer, checked, canonicalised) accessors
         self._carries: dict[int, bool] = {}
+        self.wgu = Uniformity(program)  # workgroup-uniform control flow, for barriers the lowering adds
+        self.shared_extra = 0  # bytes of workgroup memory the lowering adds (shared_rcp.py)
 
     # ---- output
     def emit(self, text: str, path: Optional[str]) -> None:

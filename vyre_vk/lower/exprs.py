@@ -127,7 +127,7 @@ class ExprLowerer(LowererBase):
             fn = self.spec.helper(e, self.table, lambda: self.expr(e.right.value, path + ".right.value")[1])
             if fn is not None:  # a speculative chain's operation (speculate.py)
                 self.helpers.add(fn)
-                return f"{fn}({a}, {b})", F32
+                return f"{fn}({a}, {b}{self.spec.take_arg()})", F32
         tpl = self.template(BINOP_GLSL[e.op], ta, f"binary op {info.name}", path)
         return fill(tpl, a=a, b=b), info.result_type(ta)
 

@@ -187,7 +187,8 @@ class _Lowerer(StmtLowerer):
                        # glslang makes them Uniform+BufferBlock, which asks for uniformAndStorageBuffer8BitAccess
                        features=frozenset(self.features),
                        target_env="vulkan1.1" if byte_lengths and self.storage_8bit else "vulkan1.0",
-                       trap_binding=trap_binding, trap_codes=codes, byte_lengths=byte_lengths)
+                       trap_binding=trap_binding, trap_codes=codes, byte_lengths=byte_lengths,
+                       shared_extra=self.shared_extra)
 
     def accessors(self) -> list[str]:
         """Bounds-checked load/store/atomic functions for the buffers the program touches, named

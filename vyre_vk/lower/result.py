@@ -48,6 +48,7 @@ class Lowered:
     trap_binding: Optional[int] = None
     trap_codes: dict[int, str] = field(default_factory=dict)
     byte_lengths: tuple[str, ...] = ()
+    shared_extra: int = 0  # bytes of workgroup memory the lowering adds (lower/shared_rcp.py)
 
     def node_at_line(self, line: int) -> Optional[str]:
         """IR node path of GLSL `line`, or of the nearest statement line above it."""

@@ -26,6 +26,7 @@ from ..ir.chains import CHAIN_OPS, NO_PEEL, carried, chain_shape, chain_vars, lo
 from ..ir.optable import BinOp
 from ..ir.types import DataType
 from . import bounds
+from .shared_rcp import SHARED_DIVISION, finish_sharing, start_sharing
 from .spelling import VALUE_TYPE
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -77,6 +78,7 @@ SPECULATIVE_FUSED: dict[str, str] = {
     vyre_sp_state = (((ua >> 23) & 0xFFu) - 50u <= 202u && b != 0.0) ? vyre_sp_state : 0u;
     return q1;
 }""",
+    **SHARED_DIVISION,  # the same with (RN(1/b), b) read from the workgroup's shared pairs
 }
 
 
@@ -166,6 +168,8 @@ class Speculation:
         self.absorb = chain is not None and absorbing()
         self.pending: Optional[E.Expr] = None  # the product operand being lowered plainly (absorbed_side)
         self.absorbed = False  # a product was emitted plainly: the loop's check uses ABSORB_FIELD
+        self.shared = None  # shared_rcp.SharedDivisors of the loop being emitted, where sharing is on
+        self.arg = ""  # a helper's extra argument (the shared pair), taken by the call's emitter
 
     def absorbed_side(self, e: E.Expr) -> Optional[int]:
         """0 / 1 when `e` is a chain add / sub whose left / right operand is a product of values that
@@ -197,7 +201,15 @@ class Speculation:
         if (name == "vyre_sp_div" and self.div_u32 and "vyre_sp_div_u" in table and isinstance(e.right, E.Cast)
                 and e.right.target is F32 and divisor_from() is U32):
             name = "vyre_sp_div_u"  # a divisor cast from u32: the narrower window
+            j = self.shared.site(e.right.value) if self.shared is not None else None
+            if j is not None:  # RN(1/b) computed by the workgroup's lanes (shared_rcp.py)
+                name, self.arg = "vyre_sp_div_uy", f", {self.shared.array}[{j}]"
         return self.rotated(name, table)
+
+    def take_arg(self) -> str:
+        """The extra argument of the helper helper() just chose ("" if none), once."""
+        arg, self.arg = self.arg, ""
+        return arg
 
     def rotated(self, name: str, table: dict) -> str:
         """`name`, or with several states its copy that updates the next state (added to `table`)."""
@@ -297,9 +309,14 @@ def speculative_region(lw: "StmtLowerer", n: N.Region, path: str) -> None:
     for st in states:
         lw.helpers.add(st)
         lw.emit(f"{st} = 0x7F800000u;", path)
+    if lw.wgu.uniform(loop.from_) and lw.wgu.uniform(loop.to):
+        spec.shared = start_sharing(lw, loop, k, set(env) | {loop.var})
+    depth = lw.depth
     lw.spec = spec
     lw.stmt(N.Loop(loop.var, pe, hi, loop.body), bp + "[0]")
     lw.spec = None
+    if spec.shared is not None:
+        finish_sharing(lw, spec.shared, depth, path)
     low = states[0]
     for st in states[1:]:
         low = f"min({low}, {st})"

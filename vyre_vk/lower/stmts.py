@@ -42,7 +42,13 @@ class StmtLowerer(ExprLowerer):
         if rule is None:
             raise LoweringError(path, f"node kind {type(n).__name__} is not supported by the Vulkan backend yet.",
                                 "express it with loads, stores and loops.")
+        tr = self.spec.shared if self.spec is not None else None
+        lead = tr is not None and tr.nest == 0 and tr.leading
+        if lead and not isinstance(n, N.Let):
+            tr.leading = False  # the body's leading lets (its loads, issued first) end here
         rule(self, n, path)
+        if lead and tr.leading:
+            tr.at = len(self.lines)
 
     def block(self, nodes: tuple, path: str, header: str, hpath: Optional[str], bind: Optional[dict] = None,
               ranges: Optional[dict] = None) -> None:
@@ -61,6 +67,9 @@ class StmtLowerer(ExprLowerer):
         v, vt = self.expr(n.value, path + ".value")
         self.emit(f"{VALUE_TYPE[vt]} {self.var[n.name]} = {self.guard(v, ZERO[vt])};", path)
         self.scopes[-1][n.name] = vt
+        self.wgu.bind(n.name, n.value, self.assigned)
+        if self.spec is not None and self.spec.shared is not None:
+            self.spec.shared.poisoned.add(n.name)  # bound inside the body: not known at its start
         if vt is U32 and self.pred is None and n.name not in self.assigned:
             r = self.interval(n.value)
             if r is not None:
@@ -70,6 +79,8 @@ class StmtLowerer(ExprLowerer):
                 self.iv[-1][bounds.stride_key(n.name)] = (m, m)
 
     def assign(self, n: N.Assign, path: str) -> None:
+        if self.spec is not None and self.spec.shared is not None:
+            self.spec.shared.assign(n)
         v, _ = self.expr(n.value, path + ".value")
         assign = f"{self.var[n.name]} = {v};"
         self.emit(f"if ({self.pred}) {{ {assign} }}" if self.pred else assign, path)
@@ -117,12 +128,24 @@ class StmtLowerer(ExprLowerer):
             self.emit("}", path)
             return
         c = unwrap(self.cond(n.cond, path + ".cond"))
+        step = self.nested(not self.wgu.uniform_test(n.cond))
         self.block(n.then, path + ".if.then", f"if ({c}) {{", path,
                    ranges=bounds.refinements(n.cond, self.range_of, self.assigned, True))
         if n.otherwise:
             self.block(n.otherwise, path + ".if.else", "} else {", path,
                        ranges=bounds.refinements(n.cond, self.range_of, self.assigned, False))
+        self.nested(*step, leave=True)
         self.emit("}", path)
+
+    def nested(self, divergent: bool, shared: bool = True, leave: bool = False) -> tuple[bool, bool]:
+        """Enter (or `leave`) a branch or loop body: `divergent` when the workgroup may split there
+        (shared_rcp.Uniformity), `shared` when it nests inside a speculative loop's body (SharedDivisors)."""
+        d = -1 if leave else 1
+        self.wgu.divergent += d * divergent
+        tr = self.spec.shared if self.spec is not None else None
+        if tr is not None and shared:
+            tr.nest += d
+        return divergent, shared
 
     def predicated_if(self, n: N.If, path: str) -> None:
         """An if whose body holds a collective: every lane runs both arms under a predicate."""
@@ -131,6 +154,7 @@ class StmtLowerer(ExprLowerer):
         p = f"vk_p{self.tmp}"
         self.emit(f"bool {p} = {self.guard(c, 'false')};", path)
         outer = self.pred
+        step = self.nested(True)
         for body, label, pred in ((n.then, ".if.then", p), (n.otherwise, ".if.else", f"vk_q{self.tmp}")):
             if not body:
                 continue
@@ -141,6 +165,7 @@ class StmtLowerer(ExprLowerer):
             self.block(body, path + label, f"{{  // {'if' if label == '.if.then' else 'else'}, predicated", path)
             self.emit("}", path)
         self.pred = outer
+        self.nested(*step, leave=True)
 
     def loop(self, n: N.Loop, path: str) -> None:
         lo, _ = self.expr(n.from_, path + ".from")
@@ -150,10 +175,21 @@ class StmtLowerer(ExprLowerer):
         lo_r, hi_r = self.interval(n.from_), self.interval(n.to)
         ranges = ({bounds.var_key(n.var): (lo_r[0], hi_r[1] - 1)} if lo_r and hi_r and lo_r[0] <= hi_r[1] - 1
                   and n.var not in self.assigned else {})
+        uniform = self.wgu.uniform(n.from_) and self.wgu.uniform(n.to)
+        if uniform:
+            self.wgu.bind(n.var, None, self.assigned)
+        else:
+            self.wgu.taint(n.var)
+        # the speculative loop's own body is not nested in itself (speculate.py lowers it with spec set)
+        own = self.spec is not None and self.spec.shared is not None and self.spec.shared.nest < 0
+        step = self.nested(not uniform, not own)
+        if own:
+            self.spec.shared.enter(len(self.lines) + 1)  # the body starts after its header line
         # Both bounds evaluated once, `from` first; var < end keeps var++ from wrapping.
         self.block(n.body, f"{path}.loop({n.var}).body",
                    f"for (uint {var} = {lo}, {end} = {hi}; {var} < {end}; {var}++) {{", path, {n.var: U32},
                    ranges)
+        self.nested(*step, leave=True)
         self.emit("}", path)
 
     def block_node(self, n: N.Block, path: str) -> None:
