@@ -137,6 +137,39 @@ def test_repeat_run_fast_path_rebinds_whenever_the_inputs_change(vk_device):
     assert kernel.run({"a": a})["out"].tolist() == a.tolist()
 
 
+def adder(n: int) -> Program:
+    """out[i] = a[i] + b[i], f32: two inputs for the fast path's per-input checks."""
+    i = Expr.var("i")
+    return Program.wrapped(
+        [BufferDecl.read("a", 0, DataType.F32).with_count(n), BufferDecl.read("b", 1, DataType.F32).with_count(n),
+         BufferDecl.output("out", 2, DataType.F32).with_count(n)], (64, 1, 1),
+        [Node.let_bind("i", Expr.gid_x()),
+         Node.if_then(Expr.lt(i, Expr.buf_len("out")),
+                      [Node.store("out", i, Expr.add(Expr.load("a", i), Expr.load("b", i)))])])
+
+
+@pytest.mark.parametrize("staged", [False, True], ids=["host", "staged"])
+def test_repeat_run_fast_path_replays_any_strides_and_falls_back_mid_check(vk_device, staged_device, staged):
+    """A strided 1-D array replays the kept plan (copied into its view as the binder would copy it);
+    another shape, or a later input the fast path refuses after writing an earlier one, falls back
+    to binding, which rewrites every input: the results are always this run's."""
+    kernel = (staged_device if staged else vk_device).compile(adder(64))
+    a, b = np.arange(64, dtype=np.float32), np.full(64, 0.5, np.float32)
+    assert kernel.run({"a": a, "b": b})["out"].tolist() == (a + b).tolist()
+    fast, runs = kernel._repeat, kernel.stats.runs
+    strided = np.arange(128, dtype=np.float32)[::-2]
+    assert kernel.run({"a": strided, "b": b})["out"].tolist() == (strided + b).tolist()
+    assert kernel._repeat is fast and kernel.stats.runs == runs + 1  # replayed, not rebound
+    swapped = (b * 3).astype(">f4")  # the binder converts it; the fast path refuses it after writing `a`
+    assert kernel.run({"a": a * 2, "b": swapped})["out"].tolist() == (a * 2 + b * 3).tolist()
+    assert kernel.run({"a": a.reshape(8, 8), "b": b})["out"].tolist() == (a + b).tolist()  # flattened by the binder
+    with pytest.raises(InputError, match="expected dtype float32, got float64"):
+        kernel.run({"a": a, "b": b.astype(np.float64)})
+    kernel.run({"a": a, "b": b})
+    assert kernel.run({"a": a + 1, "b": b})["out"].tolist() == (a + 1 + b).tolist()
+    assert kernel.stats.plans_built == 1
+
+
 @pytest.mark.parametrize("allowed", [0, 1], ids=["first", "second"])
 def test_a_device_that_refuses_host_tensors_falls_back_to_staging(monkeypatch, allowed):
     """The driver refuses a host-visible tensor (the first, or the second after one was made): the

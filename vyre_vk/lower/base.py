@@ -210,6 +210,14 @@ class LowererBase:
         self.helpers.update(helper_calls(template, self.table))
 
     # ---- names, scopes and ranges
+    def declare(self, name: str, t: DataType) -> E.Var:
+        """The GLSL variable `name` as an IR variable of type `t` in the current scope (its IR name is
+        not an IR identifier: no clash with the program's names)."""
+        ir = f"vk.{name}"
+        self.var[ir] = name
+        self.scopes[-1][ir] = t
+        return E.Var(ir)
+
     def var_type(self, name: str, path: str) -> DataType:
         for s in reversed(self.scopes):
             if name in s:

@@ -203,17 +203,15 @@ def _offset(lw: "StmtLowerer", tr: SharedDivisors, name: str, j: E.Var) -> E.Exp
     if all(o == (a + s * i) & _MASK for i, o in enumerate(offs)):
         step = j if s == 1 else E.BinOpExpr(BinOp.Mul, E.LitU32(s), j)
         return (E.BinOpExpr(BinOp.Add, E.LitU32(a), step) if a else step) if s else E.LitU32(a)
-    from .speculate import _declare
     table = f"vk_yo{tr.key}_{lw.var[name]}"
     lw.emit(f"const uint {table}[{len(offs)}] = uint[{len(offs)}]({', '.join(f'{o}u' for o in offs)});", None)
     lw.emit(f"uint {table}_j = {table}[{lw.var[j.name]}];", None)
-    return _declare(lw, f"{table}_j", DataType.U32)
+    return lw.declare(f"{table}_j", DataType.U32)
 
 
 def finish_sharing(lw: "StmtLowerer", tr: SharedDivisors, depth: int, path: str) -> None:
     """Insert, after the leading lets of the loop body (its header emitted at `depth`), each lane's
     share of the iteration's pairs between two barriers, and declare the pairs' array."""
-    from .speculate import _declare
 
     d = len(tr.sites)
     if not d:
@@ -227,7 +225,7 @@ def finish_sharing(lw: "StmtLowerer", tr: SharedDivisors, depth: int, path: str)
     lw.emit(f"{{  // RN(1/b) of this iteration's {d} division(s), each lane its share (lower/shared_rcp.py)", path)
     lw.depth += 1
     lw.emit("memoryBarrierShared(); barrier();", path)
-    j = _declare(lw, f"vk_ysj{tr.key}", DataType.U32)
+    j = lw.declare(f"vk_ysj{tr.key}", DataType.U32)
     lw.emit(f"for (uint vk_ysj{tr.key} = gl_LocalInvocationIndex; vk_ysj{tr.key} < {d}u; "
             f"vk_ysj{tr.key} += {lanes}u) {{", path)
     lw.depth += 1

@@ -231,18 +231,9 @@ def scope_types(lw: "StmtLowerer") -> dict:
     return out
 
 
-def _declare(lw: "StmtLowerer", name: str, t: DataType) -> E.Var:
-    """The GLSL variable `name` as an IR variable of type `t` in the current scope (its IR name is
-    not an IR identifier: no clash with the program's names)."""
-    ir = f"vk.{name}"
-    lw.var[ir] = name
-    lw.scopes[-1][ir] = t
-    return E.Var(ir)
-
-
 def _bound_var(lw: "StmtLowerer", name: str, code: str, interval, path: str) -> E.Var:
     """A u32 evaluated once into a GLSL temporary, usable as an IR variable (with its range)."""
-    v = _declare(lw, name, U32)
+    v = lw.declare(name, U32)
     if interval is not None:
         lw.iv[-1][bounds.var_key(v.name)] = interval
     lw.emit(f"uint {name} = {code};", path)
@@ -266,7 +257,7 @@ def speculative_store(lw: "StmtLowerer", n: N.Region, path: str) -> None:
     lw.emit(f"float {name} = {fast};", path)
     exact, _ = lw.expr(store.value, vp)
     lw.emit(f"if (vyre_sp_state == 0u) {{ {name} = {exact}; }}  // a zero or subnormal: exactly", path)
-    lw.stmt(N.Store(store.buffer, store.index, _declare(lw, name, F32)), path + ".region.body[0]")
+    lw.stmt(N.Store(store.buffer, store.index, lw.declare(name, F32)), path + ".region.body[0]")
     lw.scopes.pop()
     lw.depth -= 1
     lw.emit("}", path)

@@ -342,49 +342,58 @@ class Kernel:
         return arrays, self.grids_for(arrays, grid)
 
     def _repeat_check(self, inputs: Any, arrays: dict, plan: _Plan) -> Optional[Callable[[Any], Optional[dict]]]:
-        """A rerun for a later run whose `inputs` bind exactly as these did (same names, plain 1-D
-        contiguous arrays of the same dtypes and sizes): the plan's mapped views written, its
-        sequence replayed, the results copied, with no binding, planning or plan lookup by sizes (a
-        tiny kernel's submit+wait is mostly this). It returns None, having done nothing, where the
-        inputs differ or the plan was dropped since. None where this run does not qualify."""
+        """A rerun for a later run whose `inputs` bind as these did (same names, plain 1-D arrays of the
+        same dtypes and sizes): the plan's mapped views written, its sequence replayed, the results copied,
+        with no binding, planning or lookup (a tiny kernel's submit+wait is mostly this). It returns None,
+        having replayed nothing, where the inputs differ or the plan was dropped since. None where this
+        run does not qualify."""
         if type(inputs) is not dict or self._canon or len(inputs) != len(self._bind.logical):
             return None
         if any(type(inputs[n]) is not np.ndarray or inputs[n] is not arrays[n] for n in inputs):
             return None
-        # shape (n,) and stride (itemsize,): 1-D and contiguous without building a flags object
-        specs = tuple((n, arrays[n].dtype, (arrays[n].size,), (arrays[n].itemsize,)) for n in inputs)
         if any(n not in plan.staging for n in inputs):
             return None
-        count, dev, ndarray, execute = len(specs), self.device, np.ndarray, self._execute
+        # All a run looks up is fixed with the plan: looked up once, here. Any strides pass: the copy into
+        # the mapped view reads them as the binder's contiguous copy would. The other uploads (outputs
+        # read before written, trap words, host scratch) start at zero.
+        specs = tuple((n, arrays[n].dtype, (arrays[n].size,), plan.staging[n]) for n in inputs)
+        zeroed = tuple(v for n, v in plan.staging.items() if n not in inputs)
+        results = tuple(plan.results.items())
+        count, dev, ndarray, stats, replay = len(specs), self.device, np.ndarray, self.stats, plan.sequence.eval
+        check_traps = self._check_traps if plan.trap_words else None
+        ranges = self._ranges if self._ranged else None
         acquire, release = dev.lock.acquire, dev.lock.release  # half the cost of `with` on an RLock
 
         def rerun(new: Any) -> Optional[dict]:
             if type(new) is not dict or len(new) != count:
                 return None
-            for name, dtype, shape, strides in specs:
-                v = new.get(name)
-                # `is` first: a builtin dtype is one object, so the slower == runs only where it differs
-                if (type(v) is not ndarray or v.shape != shape or v.strides != strides
-                        or (v.dtype is not dtype and v.dtype != dtype)):
-                    return None
-            if dev._forked or dev._closed:
-                dev.check_usable()  # raises the DeviceError that says why
+            if dev._forked:  # a forked child must not wait on the parent's lock
+                dev.check_usable()
             acquire()  # every change to a kernel's plans holds it too: the kernel's own lock is not needed
             try:
-                if dev._closed or not plan.live:  # closed, or the plan was evicted or released since
+                if dev._closed or not plan.live:  # closed (run raises), or the plan was evicted or released since
                     return None
-                return execute(plan, new)
+                # checked and written in one pass: views left part-written by a mismatch are rewritten
+                # in full, under this lock, by every run of this plan (this one's fallback first)
+                for name, dtype, shape, view in specs:
+                    v = new.get(name)
+                    # `is` first: a builtin dtype is one object, so the slower == runs only where it differs
+                    if type(v) is not ndarray or v.shape != shape or (v.dtype is not dtype and v.dtype != dtype):
+                        return None
+                    view[...] = v  # [...] is half the cost of [:] for a small array
+                for view in zeroed:
+                    view.fill(0)
+                replay()
+                if check_traps is not None:
+                    check_traps(plan)
+                stats.runs += 1
+                out = {}
+                for name, view in results:  # a loop: a comprehension's frame costs more for a few items
+                    out[name] = view.copy()
             finally:
                 release()
+            return out if ranges is None else ranges(out)
         return rerun
-
-    def _write_staging(self, plan: _Plan, arrays: dict) -> None:
-        for name, staging in plan.staging.items():
-            v = arrays.get(name)
-            if v is None:
-                staging.fill(0)
-            else:
-                staging[...] = v  # [...] is half the cost of [:] for a small array
 
     def _check_traps(self, plan: _Plan) -> None:
         for k, words in plan.trap_words:
@@ -400,13 +409,12 @@ class Kernel:
 
         A ``grid`` override is in units of the program as written's workgroups: an optimised
         kernel hands such a run to the program as written (compiled on first use)."""
+        rerun = self._repeat if grid is None else None
+        out = rerun(inputs) if rerun is not None else None
+        if out is not None:
+            return out
         if grid is not None and self.compiled.optimized:
             return self.device.compile(self.program, optimize=False).run(inputs, grid=grid)
-        rerun = self._repeat if grid is None else None
-        if rerun is not None:
-            out = rerun(inputs)
-            if out is not None:
-                return self._ranges(out) if self._ranged else out
         self.device.check_usable()  # before the lock: a forked child must not wait on the parent's
         arrays, grids = self._prepare(inputs, grid)
         if self._nothing_bound:  # nothing observable (vyre's reference returns {}); kp cannot bind nothing
@@ -420,7 +428,9 @@ class Kernel:
 
     def _execute(self, plan: _Plan, arrays: dict) -> dict:
         """One run of a plan (locks held): inputs in, sequence replayed, traps raised, results copied."""
-        self._write_staging(plan, arrays)
+        for name, view in plan.staging.items():  # the bound arrays; trap words and scratch start at zero
+            v = arrays.get(name)
+            view[...] = 0 if v is None else v  # [...] is half the cost of [:] for a small array
         plan.sequence.eval()
         if plan.trap_words:
             self._check_traps(plan)
