@@ -63,7 +63,7 @@ void main() {
                 for (uint v_k_idx = vk_sppe1, vk_end3 = vk_sphi1; v_k_idx < vk_end3; v_k_idx++) {
                     v_dot_val = vyre_sp_add(v_dot_val, vyre_sp_mulp(vk_ldn_q((v_licm_0 + v_k_idx)), vk_ldn_k((v_licm_1 + v_k_idx))));
                 }
-                if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product may have mattered), zero or subnormal: the loop again, exactly
+                if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product or unflushed load may have mattered), zero or subnormal: the loop again, exactly
                     v_dot_val = vk_sv1_0;
                     for (uint v_k_idx = vk_splo1, vk_end4 = vk_sphi1; v_k_idx < vk_end4; v_k_idx++) {
                         v_dot_val = vyre_fadd(v_dot_val, vyre_fmul(vk_ldn_q((v_licm_0 + v_k_idx)), vk_ldn_k((v_licm_1 + v_k_idx))));

@@ -139,7 +139,7 @@ void main() {
                                     v_local_sq_sum = vyre_sp_add(v_local_sq_sum, vyre_sp_mulp(v_cse_0, v_cse_0));
                                 }
                             }
-                            if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product may have mattered), zero or subnormal: the loop again, exactly
+                            if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product or unflushed load may have mattered), zero or subnormal: the loop again, exactly
                                 v_local_sum = vk_sv1_0;
                                 v_local_sq_sum = vk_sv1_1;
                                 for (uint v_chunk = vk_splo1, vk_end4 = vk_sphi1; v_chunk < vk_end4; v_chunk++) {

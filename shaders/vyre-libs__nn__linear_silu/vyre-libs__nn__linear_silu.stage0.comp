@@ -170,7 +170,7 @@ void main() {
                         for (uint v_k = vk_splo1, vk_end2 = vk_sphi1; v_k < vk_end2; v_k++) {
                             v_acc = vyre_sp_add(v_acc, vyre_sp_mulp(vk_ldn_x(v_k), vk_ldn_w(((v_k * 4u) + v_i))));
                         }
-                        if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product may have mattered), zero or subnormal: the loop again, exactly
+                        if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product or unflushed load may have mattered), zero or subnormal: the loop again, exactly
                             v_acc = vk_sv1_0;
                             for (uint v_k = vk_splo1, vk_end3 = vk_sphi1; v_k < vk_end3; v_k++) {
                                 v_acc = vyre_fadd(v_acc, vyre_fmul(vk_ldn_x(v_k), vk_ldn_w(((v_k * 4u) + v_i))));

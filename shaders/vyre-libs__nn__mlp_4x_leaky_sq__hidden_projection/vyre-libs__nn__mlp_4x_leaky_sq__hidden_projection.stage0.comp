@@ -63,7 +63,7 @@ void main() {
                         for (uint v_k = vk_splo2, vk_end3 = vk_sphi2; v_k < vk_end3; v_k++) {
                             v_h = vyre_sp_add(v_h, vyre_sp_mulp(vk_ldn_x(v_k), vk_ldn_w1(((v_k * 4u) + v_j))));
                         }
-                        if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product may have mattered), zero or subnormal: the loop again, exactly
+                        if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product or unflushed load may have mattered), zero or subnormal: the loop again, exactly
                             v_h = vk_sv2_0;
                             for (uint v_k = vk_splo2, vk_end4 = vk_sphi2; v_k < vk_end4; v_k++) {
                                 v_h = vyre_fadd(v_h, vyre_fmul(vk_ldn_x(v_k), vk_ldn_w1(((v_k * 4u) + v_j))));

@@ -69,7 +69,7 @@ void main() {
                             for (uint v_m = vk_splo1, vk_end2 = vk_sphi1; v_m < vk_end2; v_m++) {
                                 v_h_acc = vyre_sp_add(v_h_acc, vyre_sp_mulp(vk_ldn_x(v_m), vk_ldn_w1(((v_m * 2u) + v_j))));
                             }
-                            if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product may have mattered), zero or subnormal: the loop again, exactly
+                            if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product or unflushed load may have mattered), zero or subnormal: the loop again, exactly
                                 v_h_acc = vk_sv1_0;
                                 for (uint v_m = vk_splo1, vk_end3 = vk_sphi1; v_m < vk_end3; v_m++) {
                                     v_h_acc = vyre_fadd(v_h_acc, vyre_fmul(vk_ldn_x(v_m), vk_ldn_w1(((v_m * 2u) + v_j))));
@@ -96,7 +96,7 @@ void main() {
                             for (uint v_k = vk_sppe4, vk_end6 = vk_sphi4; v_k < vk_end6; v_k++) {
                                 v_gh_act = vyre_sp_add(v_gh_act, vyre_sp_mulp(vk_ldn_grad_out(v_k), vk_ldn_w2((v_licm_0 + v_k))));
                             }
-                            if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product may have mattered), zero or subnormal: the loop again, exactly
+                            if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product or unflushed load may have mattered), zero or subnormal: the loop again, exactly
                                 v_gh_act = vk_sv4_0;
                                 for (uint v_k = vk_splo4, vk_end7 = vk_sphi4; v_k < vk_end7; v_k++) {
                                     v_gh_act = vyre_fadd(v_gh_act, vyre_fmul(vk_ldn_grad_out(v_k), vk_ldn_w2((v_licm_0 + v_k))));

@@ -66,7 +66,7 @@ void main() {
                             float v_gh = vk_ldn_opt_hoist_gh_0(v_j);
                             v_gx = vyre_sp_add(v_gx, vyre_sp_mulp(v_gh, vk_ldn_w1((v_licm_1 + v_j))));
                         }
-                        if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product may have mattered), zero or subnormal: the loop again, exactly
+                        if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product or unflushed load may have mattered), zero or subnormal: the loop again, exactly
                             v_gx = vk_sv1_0;
                             for (uint v_j = vk_splo1, vk_end4 = vk_sphi1; v_j < vk_end4; v_j++) {
                                 float v_gh = vk_ldn_opt_hoist_gh_0(v_j);

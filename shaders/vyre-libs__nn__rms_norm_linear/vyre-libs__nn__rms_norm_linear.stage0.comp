@@ -126,7 +126,7 @@ void main() {
                     float v_cse_0 = vk_ldn_input(v_k);
                     v_sum_sq = vyre_sp_add(v_sum_sq, vyre_sp_mulp(v_cse_0, v_cse_0));
                 }
-                if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product may have mattered), zero or subnormal: the loop again, exactly
+                if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product or unflushed load may have mattered), zero or subnormal: the loop again, exactly
                     v_sum_sq = vk_sv1_0;
                     for (uint v_k = vk_splo1, vk_end4 = vk_sphi1; v_k < vk_end4; v_k++) {
                         float v_cse_0 = vk_ldn_input(v_k);
@@ -155,7 +155,7 @@ void main() {
                 for (uint v_k = vk_splo6, vk_end7 = vk_sphi6; v_k < vk_end7; v_k++) {
                     v_acc = vyre_sp_add(v_acc, vyre_sp_mulp(vyre_sp_mulv(vk_ldn_input(v_k), v_scale), vk_ldn_w(((v_k * 4u) + v_lane))));
                 }
-                if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product may have mattered), zero or subnormal: the loop again, exactly
+                if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product or unflushed load may have mattered), zero or subnormal: the loop again, exactly
                     v_acc = vk_sv6_0;
                     for (uint v_k = vk_splo6, vk_end8 = vk_sphi6; v_k < vk_end8; v_k++) {
                         v_acc = vyre_fadd(v_acc, vyre_fmul(vyre_fmul(vk_ldn_input(v_k), v_scale), vk_ldn_w(((v_k * 4u) + v_lane))));

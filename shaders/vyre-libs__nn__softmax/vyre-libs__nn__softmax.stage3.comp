@@ -27,6 +27,7 @@ uint vyre_sp_state;  // the smallest exponent field a speculative chain produced
 float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = min(vyre_sp_state, floatBitsToUint(r) & 0x7F800000u); return r; }
 
 void vk_stn_softmax_scratch(uint vk_i, float vk_v) { b_softmax_scratch[vk_i] = vyre_canon(vk_v); }
+float vk_ldnr_opt_map_m0(uint vk_i) { return b_opt_map_m0[vk_i]; }
 float vk_ldn_opt_map_m0(uint vk_i) { float vk_x = b_opt_map_m0[vk_i]; return vyre_canon(vk_x); }
 
 void main() {
@@ -51,10 +52,10 @@ void main() {
                         for (uint v_chunk = vk_sppe1, vk_end3 = vk_sphi1; v_chunk < vk_end3; v_chunk++) {
                             uint v_idx = ((v_chunk * 256u) + v_local);
                             if (v_idx < 4u) {
-                                v_local_sum = vyre_sp_add(v_local_sum, vk_ldn_opt_map_m0(v_idx));
+                                v_local_sum = vyre_sp_add(v_local_sum, vk_ldnr_opt_map_m0(v_idx));
                             }
                         }
-                        if (vyre_sp_state == 0u) {  // a chain value was zero or subnormal: the loop again, exactly
+                        if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product or unflushed load may have mattered), zero or subnormal: the loop again, exactly
                             v_local_sum = vk_sv1_0;
                             for (uint v_chunk = vk_splo1, vk_end4 = vk_sphi1; v_chunk < vk_end4; v_chunk++) {
                                 uint v_idx = ((v_chunk * 256u) + v_local);

@@ -93,7 +93,7 @@ void main() {
                     float v_i4_top1_activation = vyre_select(((v_i4_top1_activation_nibble & 8u) == 0u), v_cse_2, vyre_fsub(v_cse_2, 16.0));
                     v_i4_top1_acc = vyre_sp_add(v_i4_top1_acc, vyre_sp_mulp(v_i4_top1_weight, v_i4_top1_activation));
                 }
-                if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product may have mattered), zero or subnormal: the loop again, exactly
+                if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product or unflushed load may have mattered), zero or subnormal: the loop again, exactly
                     v_i4_top1_acc = vk_sv1_0;
                     for (uint v_i4_top1_col = vk_splo1, vk_end4 = vk_sphi1; v_i4_top1_col < vk_end4; v_i4_top1_col++) {
                         uint v_cse_0 = vyre_div_u32(v_i4_top1_col, 8u);

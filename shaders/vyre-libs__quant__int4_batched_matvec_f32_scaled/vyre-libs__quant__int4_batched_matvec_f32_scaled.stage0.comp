@@ -88,7 +88,7 @@ void main() {
                             uint v_i4_matvec_x_index = (v_i4_matvec_x_base + v_i4_matvec_col);
                             v_i4_matvec_acc = vyre_sp_add(v_i4_matvec_acc, vyre_sp_mulp(v_i4_matvec_weight, vk_ldn_x(v_i4_matvec_x_index)));
                         }
-                        if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product may have mattered), zero or subnormal: the loop again, exactly
+                        if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product or unflushed load may have mattered), zero or subnormal: the loop again, exactly
                             v_i4_matvec_acc = vk_sv1_0;
                             for (uint v_i4_matvec_col = vk_splo1, vk_end4 = vk_sphi1; v_i4_matvec_col < vk_end4; v_i4_matvec_col++) {
                                 uint v_i4_matvec_word_index = (v_licm_0 + vyre_div_u32(v_i4_matvec_col, 8u));

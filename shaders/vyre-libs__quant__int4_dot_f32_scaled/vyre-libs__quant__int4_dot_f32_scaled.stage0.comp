@@ -91,7 +91,7 @@ void main() {
                             float v_i4_dot_rhs = vyre_select(((v_i4_dot_rhs_nibble & 8u) == 0u), v_cse_1, vyre_fsub(v_cse_1, 16.0));
                             v_i4_dot_acc = vyre_sp_add(v_i4_dot_acc, vyre_sp_mulp(v_i4_dot_lhs, v_i4_dot_rhs));
                         }
-                        if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product may have mattered), zero or subnormal: the loop again, exactly
+                        if (vyre_sp_state < 0x0e000000u) {  // a chain value below 2^-99 (an absorbed product or unflushed load may have mattered), zero or subnormal: the loop again, exactly
                             v_i4_dot_acc = vk_sv1_0;
                             for (uint v_i4_dot_lane = vk_splo1, vk_end4 = vk_sphi1; v_i4_dot_lane < vk_end4; v_i4_dot_lane++) {
                                 uint v_i4_dot_word_index = vyre_div_u32(v_i4_dot_lane, 8u);

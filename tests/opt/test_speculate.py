@@ -154,7 +154,8 @@ def _fold_cases(rng, n: int, lanes: int, op: BinOp) -> np.ndarray:
 
 
 @pytest.mark.parametrize("op", [BinOp.Add, BinOp.Sub, BinOp.Mul])
-def test_checked_loop_and_rerun_give_the_reference_bits(vk_device, op):
+def test_checked_loop_and_rerun_give_the_reference_bits(vk_device, monkeypatch, op):
+    monkeypatch.setenv("VYRE_VK_SPEC_RAW", "0")  # loads flushed: the re-run at zero (raw loads: test_speculate_absorb)
     n, lanes = 40, 64
     p = _fold(n, lanes, op, init=1.0 if op is BinOp.Mul else 0.0)
     x = _fold_cases(np.random.default_rng(3), n, lanes, op)
@@ -391,6 +392,7 @@ def test_rotating_states_give_the_reference_bits(vk_device, monkeypatch, op):
     x = _fold_cases(np.random.default_rng(3), n, lanes, op)
     want = reference.run(p, {"x": x})["out"].view(U)
     monkeypatch.setenv("VYRE_VK_SPEC_STATES", "3")
+    monkeypatch.setenv("VYRE_VK_SPEC_RAW", "0")  # the re-run at zero
     glsl = lower(speculate(p)[0]).glsl
     assert "if (min(min(vyre_sp_state0, vyre_sp_state1), vyre_sp_state2) == 0u)" in glsl
     assert "_s0(" in glsl  # one checked operation per iteration here; unrolled, below, they rotate

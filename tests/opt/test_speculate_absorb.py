@@ -128,3 +128,52 @@ def test_registered_ops_peel_where_their_chains_start(monkeypatch, op, params, p
     c = compile_program(get(op).build_with(**params), Options(True, "nvidia"))
     glsl = "".join(s.glsl for s in c.stages)
     assert glsl.count("uint vk_sppe") == peeled
+
+
+def test_loads_only_summed_skip_the_flush_and_rerun_near_zero(vk_device, monkeypatch):
+    """acc = x[0] + x[1] + ... per lane, the loads read without vyre_canon (speculate.raw_loads: a load
+    used only as an operand of the chain's add): every lane has the reference's bits; the kept-value
+    mutant shows the re-run lanes: lane 1 (subnormal terms only: the reference's sum stays 0) and
+    lane 3 (a sum near 2^-110, below 2^-99) re-ran; lane 0 (plain) and lane 2 (a subnormal term
+    absorbed by a sum near 1) did not; lane 4's NaN with a payload ends canonical."""
+    n, lanes = 24, 64
+    p = _fold(n, lanes)
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((n, lanes)).astype(F)
+    x[:, 1] = np.array([3], U).view(F)[0]                  # 3 * 2^-149 each
+    x[0, 2], x[5, 2] = F(1.0), np.array([7], U).view(F)[0]
+    x[:, 3] = F(2.0 ** -130) * 3
+    x[0, 3], x[1:, 3] = F(2.0 ** -110), F(2.0 ** -126)      # normal terms near 2^-110
+    x[5, 3] = np.array([9], U).view(F)[0]
+    x[7, 4] = np.array([0x7FA00001], U).view(F)[0]          # a NaN with a payload
+    x = x.reshape(-1)
+    want = reference.run(p, {"x": x})["out"].view(U)
+    assert want[1] == 0 and want[4] == 0x7FC00000
+    monkeypatch.delenv("VYRE_VK_SPEC_RAW", raising=False)
+    glsl = lower(speculate(p)[0]).glsl
+    assert "vyre_sp_add(v_acc, vk_ldnr_x(" in glsl and "vyre_fadd(v_acc, vk_ldn_x(" in glsl  # flushed in the exact loops
+    assert f"if (vyre_sp_state < {ABSORB_FIELD << 23:#010x}u)" in glsl and glsl.count(KEPT) == 1
+    arrays = [x, np.zeros(lanes, F)]
+    assert _run_glsl(vk_device, glsl, arrays, 1, 1).view(U).tolist() == want.tolist()
+    got = _run_glsl(vk_device, glsl.replace(KEPT, "v_acc = vyre_canon(v_acc) * 1.5;"), arrays, 1, 1).view(U)
+    reran = got == want
+    assert reran[[1, 3]].all() and not reran[[0, 2]].any(), reran[:5]
+    monkeypatch.setenv("VYRE_VK_SPEC_RAW", "0")
+    off = lower(speculate(p)[0]).glsl
+    assert "vk_ldnr_x(" not in off and "if (vyre_sp_state == 0u)" in off
+
+
+def test_summands_are_values_used_only_by_the_chains_adds():
+    """reduce_variance's prefetched inputs (their copies feed only ``x - M1``) qualify; a value that is
+    also multiplied does not (a subnormal there can matter)."""
+    from vyre_vk.ir.chains import chain_vars, loop_types, summands
+    from vyre_vk.opt import optimize
+    graph, _ = optimize(get("vyre-libs::math::reduce_variance").build_with(n=256 * 64), device_class="nvidia")
+    loops = [r.body[0] for r in _regions(graph.stages[0])]
+    env = {"M1_i": DataType.F32, "M2_i": DataType.F32, "n_i": DataType.U32, "local": DataType.U32}
+    found = [summands(lp.body, chain_vars(lp, loop_types(lp, env, {}))) for lp in loops]
+    assert any({f"ur_pf{k}" for k in range(2, 34)} <= s and "x" in s for s in found), found
+    x, m = Expr.var("x"), Expr.var("m")
+    body = (Node.let_bind("x", Expr.load("in", Expr.u32(0))), Node.assign("m", Expr.sub(x, m)),
+            Node.let_bind("y", x), Node.assign("m", Expr.add(m, Expr.mul(y := Expr.var("y"), y))))
+    assert summands(body, frozenset({"m"})) == frozenset()

@@ -112,6 +112,48 @@ def chain_shape(e: E.Expr, chain: Optional[frozenset]) -> bool:
     return chain is None or bool((_vars(e.left) | _vars(e.right)) & chain)
 
 
+def summands(body: tuple, chain: frozenset) -> frozenset[str]:
+    """Names a let in `body` binds whose every use is an operand of one of the chain's adds or subs,
+    directly or through lets that copy them (Welford's ``x = input[k]; d = x - m1; ... x - m1``).
+    A subnormal held in one cannot change a sum the loop's check keeps (vyre_vk.lower.speculate.absorbing),
+    so its load may skip the flush (vyre_vk.lower.speculate.raw_loads).
+
+        >>> x, m = E.Var("x"), E.Var("m")
+        >>> body = (N.Let("x", E.Load("in", E.LitU32(0))), N.Assign("m", E.BinOpExpr(BinOp.Sub, x, m)))
+        >>> sorted(summands(body, frozenset({"m"})))
+        ['x']
+        >>> sorted(summands(body + (N.Assign("m", E.BinOpExpr(BinOp.Mul, x, m)),), frozenset({"m"})))
+        []
+    """
+    bound: set[str] = set()
+    assigned: set[str] = set()
+    uses: dict[str, int] = {}
+    good: dict[str, int] = {}
+    copies: dict[str, set[str]] = {}  # name -> the names bound to a copy of it
+    for n in walk_nodes(body):
+        if isinstance(n, N.Let):
+            bound.add(n.name)
+            if isinstance(n.value, E.Var):
+                good[n.value.name] = good.get(n.value.name, 0) + 1
+                copies.setdefault(n.value.name, set()).add(n.name)
+        elif isinstance(n, N.Assign):
+            assigned.add(n.name)
+        for e in node_exprs(n):
+            for x in walk_expr(e):
+                if isinstance(x, E.Var):
+                    uses[x.name] = uses.get(x.name, 0) + 1
+                elif isinstance(x, E.BinOpExpr) and x.op in (BinOp.Add, BinOp.Sub) and chain_shape(x, chain):
+                    for side in (x.left, x.right):
+                        if isinstance(side, E.Var):
+                            good[side.name] = good.get(side.name, 0) + 1
+    out = {v for v in bound - assigned - chain if uses.get(v, 0) == good.get(v, 0)}
+    while True:  # a copy that is used otherwise disqualifies what it copies
+        bad = {v for v in out if copies.get(v, set()) - out}
+        if not bad:
+            return frozenset(out)
+        out -= bad
+
+
 def is_chain_op(e: E.Expr, chain: Optional[frozenset], types: Mapping, bufs: Mapping) -> bool:
     """:func:`chain_shape` on f32 operands."""
     return chain_shape(e, chain) and expr_type(e.left, types, bufs) is F32

@@ -194,6 +194,8 @@ class LowererBase:
         self.lid_ranges = {bounds.lid_key(a): (0, int(w) - 1) for a, w in enumerate(program.workgroup_size)}
         self.assigned = _assigned_names(program.entry)
         self.nloads: set[str] = set()             # buffers read through the unclamped accessor
+        self.rloads: set[str] = set()             # ... through the accessors without vyre_canon (raw_loads)
+        self.nrloads: set[str] = set()
         self.exchanged = exchanged_buffers(program)  # barriers fence, and `coherent` marks, only these
         self.canon = canonical_vars(program)          # f32 variables that always hold canonical values
         self.stores_as: set[tuple[str, bool, bool]] = set()  # (buffer, checked, canonicalised) accessors

@@ -88,12 +88,15 @@ class ExprLowerer(LowererBase):
                 self.helpers.add("vyre_canon")
                 return f"vyre_canon({lane})", F32
             return (f"({lane} != 0u)" if d.element is BOOL else lane), d.element
+        raw = self.spec is not None and self.spec.raw_load is e and d.element is F32 and not d.is_workgroup
+        if raw:  # only a chain add/sub operand (speculate.raw_loads): no vyre_canon, the loop's check raised
+            self.spec.raw_load, self.spec.absorbed = None, True
         idx, _ = self.expr(e.index, path + ".index")
         if self.inside(d, e.index):
-            self.nloads.add(d.name)
-            return f"vk_ldn_{self.stem[d.name]}({idx})", d.element
-        self.loads.add(d.name)
-        return f"vk_ld_{self.stem[d.name]}({idx})", d.element
+            (self.nrloads if raw else self.nloads).add(d.name)
+            return f"vk_ldn{'r' if raw else ''}_{self.stem[d.name]}({idx})", d.element
+        (self.rloads if raw else self.loads).add(d.name)
+        return f"vk_ld{'r' if raw else ''}_{self.stem[d.name]}({idx})", d.element
 
     def buf_len(self, e: E.BufLen, path: str) -> Code:
         d = self.buffer(e.buffer, path)
@@ -121,8 +124,9 @@ class ExprLowerer(LowererBase):
     def binop(self, e: E.BinOpExpr, path: str) -> Code:
         info = BINOPS[e.op]
         side = self.spec.absorbed_side(e) if self.spec is not None else None
-        a, ta = self.operand(e.left, path + ".left", side == 0)
-        b, _ = self.operand(e.right, path + ".right", side == 1)
+        spec = self.spec
+        a, ta = self.operand(e.left, path + ".left", side == 0, spec is not None and spec.raw_operand(e, e.left))
+        b, _ = self.operand(e.right, path + ".right", side == 1, spec is not None and spec.raw_operand(e, e.right))
         if self.spec is not None and ta is F32:
             fn = self.spec.helper(e, self.table, lambda: self.expr(e.right.value, path + ".right.value")[1])
             if fn is not None:  # a speculative chain's operation (speculate.py)
@@ -131,8 +135,11 @@ class ExprLowerer(LowererBase):
         tpl = self.template(BINOP_GLSL[e.op], ta, f"binary op {info.name}", path)
         return fill(tpl, a=a, b=b), info.result_type(ta)
 
-    def operand(self, x: E.Expr, path: str, absorbed: bool) -> Code:
-        """`x` lowered; `absorbed`: it is a product the speculative chain's add absorbs (plain a * b)."""
+    def operand(self, x: E.Expr, path: str, absorbed: bool, raw: bool = False) -> Code:
+        """`x` lowered; `absorbed`: it is a product the speculative chain's add absorbs (plain a * b);
+        `raw`: a load read without vyre_canon (speculate.raw_loads)."""
+        if raw:
+            self.spec.raw_load = x
         if not absorbed:
             return self.expr(x, path)
         self.spec.pending = x

@@ -202,6 +202,12 @@ class _Lowerer(StmtLowerer):
                                         native=self.storage_8bit)
                 continue
             length = f"{b.count}u" if b.is_workgroup else f"uint({name}.length())"
+            if el is F32 and not b.is_workgroup:  # speculate.raw_loads: read as stored, no vyre_canon
+                if b.name in self.rloads:
+                    lines.append(f"float vk_ldr_{sm}(uint vk_i) {{ uint vk_n = {length}; "
+                                 f"float vk_x = {name}[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }}")
+                if b.name in self.nrloads:
+                    lines.append(f"float vk_ldnr_{sm}(uint vk_i) {{ return {name}[vk_i]; }}")
             if b.name in self.loads or b.name in self.nloads:
                 # Branch-free: load at the index clamped into the buffer (never empty: the runtime
                 # binds at least one element), then select. A load under a branch is not hoisted by

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from ..ir import expr as E
 from ..ir import node as N
-from ..ir.chains import CHAIN_OPS, NO_PEEL, carried, chain_shape, chain_vars, loop_types
+from ..ir.chains import CHAIN_OPS, NO_PEEL, carried, chain_shape, chain_vars, loop_types, summands
 from ..ir.optable import BinOp
 from ..ir.types import DataType
 from . import bounds
@@ -119,6 +119,20 @@ def absorbing() -> bool:
     return os.environ.get("VYRE_VK_SPEC_ABSORB") != "0"
 
 
+def raw_loads() -> bool:
+    """Whether a speculative loop's f32 storage loads whose values are only operands of the chain's adds
+    and subs (ir.chains.summands: Welford's ``x - m1``) skip vyre_canon (by default;
+    ``$VYRE_VK_SPEC_RAW=0`` turns it off). A NaN payload is unobserved (the carried values are
+    canonicalised after the loop); a subnormal x, which the reference flushes to zero, changes no sum
+    s = RN(c +- x) with |s| >= 2^-99 (absorbing()'s argument), so such a loop re-runs below
+    ABSORB_FIELD too.
+
+    >>> raw_loads() == (os.environ.get("VYRE_VK_SPEC_RAW") != "0")
+    True
+    """
+    return os.environ.get("VYRE_VK_SPEC_RAW") != "0"
+
+
 def state_count() -> int:
     """How many running minima a speculative loop's checks rotate through (``$VYRE_VK_SPEC_STATES``,
     1 to 8, default 1): one variable makes every checked operation wait for the previous check;
@@ -170,6 +184,13 @@ class Speculation:
         self.absorbed = False  # a product was emitted plainly: the loop's check uses ABSORB_FIELD
         self.shared = None  # shared_rcp.SharedDivisors of the loop being emitted, where sharing is on
         self.arg = ""  # a helper's extra argument (the shared pair), taken by the call's emitter
+        self.raw: Optional[frozenset] = None  # names holding only chain add/sub operands (raw_loads(); None: off)
+        self.raw_load: Optional[E.Load] = None  # the load being lowered without vyre_canon
+
+    def raw_operand(self, e: E.Expr, x: E.Expr) -> bool:
+        """Whether operand `x` of `e` is an f32 load that may skip vyre_canon: `e` is a chain add or sub."""
+        return (self.raw is not None and isinstance(x, E.Load) and isinstance(e, E.BinOpExpr)
+                and e.op in (BinOp.Add, BinOp.Sub) and chain_shape(e, self.chain))
 
     def absorbed_side(self, e: E.Expr) -> Optional[int]:
         """0 / 1 when `e` is a chain add / sub whose left / right operand is a product of values that
@@ -271,6 +292,8 @@ def speculative_region(lw: "StmtLowerer", n: N.Region, path: str) -> None:
     bp = path + ".region.body"
     env = scope_types(lw)
     spec = Speculation(chain_vars(loop, loop_types(loop, env, lw.decls)))
+    if raw_loads():
+        spec.raw = summands(loop.body, spec.chain)
     keep = [v for v in carried(loop) if v in env]
     f32 = [v for v in keep if v in spec.chain]  # canonicalised after a kept checked run
     chain = ", ".join(lw.var[v] for v in f32)  # GLSL names: safe in a comment
@@ -312,7 +335,7 @@ def speculative_region(lw: "StmtLowerer", n: N.Region, path: str) -> None:
     for st in states[1:]:
         low = f"min({low}, {st})"
     cond, why = ((f"{low} < {ABSORB_FIELD << 23:#010x}u",
-                  "a chain value below 2^-99 (an absorbed product may have mattered), zero or subnormal")
+                  "a chain value below 2^-99 (an absorbed product or unflushed load may have mattered), zero or subnormal")
                  if spec.absorbed else (f"{low} == 0u", "a chain value was zero or subnormal"))
     lw.emit(f"if ({cond}) {{  // {why}: the loop again, exactly", path)
     lw.depth += 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, ClassVar, Optional
 
+from ..ir import expr as E
 from ..ir import node as N
 from ..ir.chains import SPECULATE
 from . import bounds
@@ -64,6 +65,9 @@ class StmtLowerer(ExprLowerer):
 
     # ---- variables
     def let(self, n: N.Let, path: str) -> None:
+        spec = self.spec
+        if spec is not None and spec.raw is not None and n.name in spec.raw and isinstance(n.value, E.Load):
+            spec.raw_load = n.value  # its only uses are the chain's adds and subs (speculate.raw_loads)
         v, vt = self.expr(n.value, path + ".value")
         self.emit(f"{VALUE_TYPE[vt]} {self.var[n.name]} = {self.guard(v, ZERO[vt])};", path)
         self.scopes[-1][n.name] = vt

@@ -123,7 +123,7 @@ def _check(name: str, after: Program) -> Optional[str]:
 SCHEDULE_KNOBS = ("VYRE_VK_PASSES_OFF", "VYRE_VK_SPECULATE", "VYRE_VK_UNROLL", "VYRE_VK_PIPELINE", "VYRE_VK_INFLIGHT",
                   "VYRE_VK_ROLL", "VYRE_VK_STREAM", "VYRE_VK_STREAM_SHAPE", "VYRE_VK_SPEC_DIV_U32",
                   "VYRE_VK_SPEC_MULV", "VYRE_VK_SPEC_STATES", "VYRE_VK_SPEC_ABSORB", "VYRE_VK_SPEC_PEEL",
-                  "VYRE_VK_SPEC_SHARED_RCP")
+                  "VYRE_VK_SPEC_SHARED_RCP", "VYRE_VK_SPEC_RAW")
 
 
 def knob_settings() -> str:
