@@ -10,7 +10,7 @@ from vyre_vk.ir import BufferDecl, DataType, Expr, Node, Program, validate, wrap
 from vyre_vk.ops import get
 from vyre_vk.ops.builder import out_decl, ro_decl
 from vyre_vk.opt import optimize
-from vyre_vk.opt.idle import guard_idle, idle_bound
+from vyre_vk.opt.idle import guard_idle, idle_bound, repeated
 
 from .test_passes import same
 from .test_phases_spread import _inputs
@@ -71,3 +71,48 @@ def test_vulkan_cross_entropy_guarded_matches_reference(vk_device):
     k = vk_device.compile(p)
     assert "guard_idle" in k.explain()
     same(reference.run(p, inputs), k.run(inputs))
+
+
+REPEATING = ["math::fft::fft_convolve_circular_complex", "math::fft::fft_radix2", "math::fft::fft4_complex",
+             "math::fft::scale_conjugate_inverse", "math::linalg::matmul_strassen_2x2", "hash::blake3_compress"]
+
+
+@pytest.mark.parametrize("op", REPEATING)
+def test_ops_every_invocation_repeats_run_once_bit_identical(op):
+    """vyre's single-invocation ops (no id anywhere, workgroups of one): the reference runs the grid's
+    identical workgroups one after another; only workgroup 0 runs after the pass, same bits."""
+    p = get("vyre-libs::" + op).build()
+    assert repeated(p)
+    inputs = _inputs(p, np.random.default_rng(3))
+    graph, reports = optimize(p, ["guard_idle"])
+    assert "only workgroup 0 runs" in reports[0].why, reports[0].why
+    cond = graph.single.entry[0].body[0].cond
+    assert (cond.left, cond.right) == (Expr.workgroup_x(), Expr.u32(1))
+    same(reference.run(p, inputs), graph.run_reference(inputs))
+
+
+def _counter(body) -> Program:
+    return Program.wrapped([ro_decl("a", 0, 8), out_decl("out", 1, 8)], (1, 1, 1), [wrap_anonymous("t::c", body)])
+
+
+def test_repeats_only_where_a_second_run_stores_the_same():
+    a0, o = Expr.load("a", Expr.u32(0)), lambda i: Expr.load("out", Expr.u32(i))
+    # stored first, then read back and rewritten in place: repeats
+    assert repeated(_counter([Node.store("out", Expr.u32(0), a0), Node.store("out", Expr.u32(0), Expr.add(o(0), a0))]))
+    # read before this run wrote it: each run adds again (the reference's grid of runs adds 8 times)
+    p = _counter([Node.store("out", Expr.u32(0), Expr.add(o(0), a0))])
+    assert not repeated(p) and idle_bound(p)[0] is None
+    # written only under a branch, then read: not proven
+    branch = Node.if_then(Expr.lt(a0, Expr.f32(1.0)), [Node.store("out", Expr.u32(1), a0)])
+    assert not repeated(_counter([branch, Node.store("out", Expr.u32(2), o(1))]))
+    # an id: the invocations differ
+    assert not repeated(_counter([Node.store("out", Expr.gid_x(), a0)]))
+
+
+def test_vulkan_fft_convolve_runs_once_with_the_reference_bits(vk_device):
+    p = get("vyre-libs::math::fft::fft_convolve_circular_complex").build()
+    inputs = _inputs(p, np.random.default_rng(6))
+    k = vk_device.compile(p)
+    assert "only workgroup 0 runs" in k.explain()
+    for _ in range(3):
+        same(reference.run(p, inputs), k.run(inputs))

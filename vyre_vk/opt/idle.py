@@ -9,8 +9,17 @@ and every atomic sits under a condition that bounds ``workgroup_x < N`` (directl
 whole body in ``if workgroup_x < N`` (one test, the same for every lane of a workgroup, so its
 barriers stay uniform) changes no result and makes those workgroups free.
 
-Refused: programs without workgroup memory or atomics (their grid follows their results),
-anything that may trap (an idle workgroup's trap is an effect), an effect without such a bound.
+A program no id reaches (every invocation runs the same code, vyre's single-invocation ops such
+as fft_convolve_circular_complex) with workgroups of one invocation gets a grid of several all the
+same, and the reference runs them one after another. Where a second run stores exactly what the
+first did (repeated(): every load from a storage buffer the program writes reads an element an
+earlier unconditional store of this run wrote), only workgroup 0 has an effect the reference
+shows; the others, run at the same time on a GPU, would race on the buffers it rewrites in place
+(H100: 2 of 8 outputs wrong, a second scaling applied), so they exit (``workgroup_x < 1``).
+
+Refused: programs without workgroup memory or atomics (their grid follows their results) unless
+they repeat as above, anything that may trap (an idle workgroup's trap is an effect), an effect
+without such a bound.
 
 Example::
 
@@ -30,7 +39,7 @@ from ..ir import node as N
 from ..ir.grid import dispatch_grid, has_workgroup_or_atomic
 from ..ir.optable import BinOp
 from ..ir.program import Program, Region
-from ..ir.walk import node_exprs, walk_expr, walk_nodes
+from ..ir.walk import node_all_exprs, node_bodies, node_exprs, walk_expr, walk_nodes
 from .analysis import Facts, assigned_vars
 from .keyed import literal_limits
 from .phases import invocation_pure
@@ -45,18 +54,58 @@ def _bound(conds: list, env: dict, tile: int) -> Optional[int]:
     return min(ns, default=None)
 
 
+_IDS = (E.InvocationId, E.WorkgroupId, E.LocalId, E.SubgroupLocalId)
+REPEATED = "every invocation runs the same code and a second run stores what the first did"
+
+
+def repeated(p: Program) -> bool:
+    """Whether every invocation of `p` runs the same code (no id reaches it) and running it again
+    stores exactly what the first run did: no atomics, and each load from a storage buffer it
+    stores to reads a literal element that an earlier store outside any branch or loop wrote.
+
+        >>> from vyre_vk.ops import get
+        >>> repeated(get("vyre-libs::math::fft::fft_convolve_circular_complex").build())
+        True
+        >>> repeated(get("vyre-libs::nn::softmax").build_with(n=64))
+        False
+    """
+    xs = [x for e in node_all_exprs(p.entry) for x in walk_expr(e)]
+    if any(isinstance(x, _IDS + (E.Atomic,)) for x in xs):
+        return False
+    wg = {b.name for b in p.buffers if b.is_workgroup}
+    written = {n.buffer for n in walk_nodes(p.entry) if isinstance(n, N.Store) and n.buffer not in wg}
+    stored: dict[str, set[int]] = {}
+
+    def scan(nodes, top: bool) -> bool:
+        for n in nodes:
+            for e in node_exprs(n):
+                for x in walk_expr(e):
+                    if isinstance(x, E.Load) and x.buffer in written and not (
+                            isinstance(x.index, E.LitU32) and x.index.value in stored.get(x.buffer, ())):
+                        return False
+            if top and isinstance(n, N.Store) and n.buffer in written and isinstance(n.index, E.LitU32):
+                stored.setdefault(n.buffer, set()).add(n.index.value)
+            inner = top and isinstance(n, (N.Block, Region))
+            if not all(scan(body, inner) for body in node_bodies(n)):
+                return False
+        return True
+    return scan(p.entry, True)
+
+
 def idle_bound(p: Program) -> tuple[Optional[int], str]:
     """The workgroups that can have an effect (``wgx < N``), or (None, why not)."""
     if len(p.entry) != 1 or not isinstance(p.entry[0], Region) or tuple(p.workgroup_size[1:]) != (1, 1):
         return None, "not one Region over a 1-D workgroup"
-    if not has_workgroup_or_atomic(p):
-        return None, "the grid follows the results"
     root, tile = p.entry[0], p.workgroup_size[0]
     if any(isinstance(n, (N.Trap, N.Return) + N.UNSUPPORTED_NODES) for n in walk_nodes(root.body)):
         return None, "a trap or return"
     facts = Facts(p)
     if any(facts.may_trap(e) for n in walk_nodes(root.body) for e in node_exprs(n)):
         return None, "an expression that may trap"
+    if tile == 1 and repeated(p):
+        return (1, REPEATED) if dispatch_grid(p, {})[0] > 1 else (None, "no workgroup is idle")
+    if not has_workgroup_or_atomic(p):
+        return None, "the grid follows the results"
     wg = {b.name for b in p.buffers if b.is_workgroup}
     mutated = assigned_vars(root.body)
     worst: list = [0]
@@ -104,10 +153,14 @@ class GuardIdle(PassBase):
 
     def run(self, program: Program, ctx: PassContext) -> Optional[Rewrite]:
         out = guard_idle(program)
-        return None if out is None else Rewrite((out,), (), detail=(idle_bound(program)[0], dispatch_grid(program, {})[0]))
+        n, why = idle_bound(program)
+        return None if out is None else Rewrite((out,), (), detail=(n, dispatch_grid(program, {})[0], why))
 
     def explain(self, rewrite: Rewrite) -> str:
-        n, grid = rewrite.detail
+        n, grid, why = rewrite.detail
+        if why == REPEATED:
+            return (f"{why} (the reference runs them one after another): only workgroup 0 runs, the other "
+                    f"{grid - 1} at declared sizes exit instead of racing on the buffers it rewrites")
         return (f"only workgroups < {n} store or run atomics (the grid at declared sizes has {grid}): the others "
                 "exit at a workgroup-uniform test instead of running the program for nothing")
 
