@@ -3,6 +3,9 @@
 Both are latency work for tiny kernels; both must give exactly what the device-local path and the
 reference give, re-zero outputs, scratch and trap words on every run, and never bind stale inputs.
 """
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -138,14 +141,12 @@ def test_repeat_run_fast_path_rebinds_whenever_the_inputs_change(vk_device):
 
 
 def adder(n: int) -> Program:
-    """out[i] = a[i] + b[i], f32: two inputs for the fast path's per-input checks."""
-    i = Expr.var("i")
-    return Program.wrapped(
-        [BufferDecl.read("a", 0, DataType.F32).with_count(n), BufferDecl.read("b", 1, DataType.F32).with_count(n),
-         BufferDecl.output("out", 2, DataType.F32).with_count(n)], (64, 1, 1),
-        [Node.let_bind("i", Expr.gid_x()),
-         Node.if_then(Expr.lt(i, Expr.buf_len("out")),
-                      [Node.store("out", i, Expr.add(Expr.load("a", i), Expr.load("b", i)))])])
+    """out[i] = a[i] + b[i], f32 (tools/bench/run.py's elementwise program): two inputs for the fast
+    path's per-input checks."""
+    spec = importlib.util.spec_from_file_location("bench_run", Path(__file__).parents[2] / "tools/bench/run.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.elementwise_program(n)
 
 
 @pytest.mark.parametrize("staged", [False, True], ids=["host", "staged"])
