@@ -26,7 +26,7 @@ uint vyre_div_u32(uint a, uint b) { return b == 0u ? 0xFFFFFFFFu : a / b; }
 uint vyre_sp_state;  // the smallest exponent field a speculative chain produced
 float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = min(vyre_sp_state, floatBitsToUint(r) & 0x7F800000u); return r; }
 
-float vk_ldnr_input(uint vk_i) { return b_input[vk_i]; }
+float vk_ldnr_input(uint vk_i) { float vk_x = b_input[vk_i]; return vk_x; }
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
 void vk_stn_mean_scratch(uint vk_i, float vk_v) { b_mean_scratch[vk_i] = vyre_canon(vk_v); }
 

@@ -77,7 +77,7 @@ float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = m
 float vyre_sp_sub(float a, float b) { precise float r = a - b; vyre_sp_state = min(vyre_sp_state, floatBitsToUint(r) & 0x7F800000u); return r; }
 float vyre_sp_mul(float a, float b) { precise float r = a * b; vyre_sp_state = min(vyre_sp_state, floatBitsToUint(r) & 0x7F800000u); return r; }
 
-float vk_ldnr_input(uint vk_i) { return b_input[vk_i]; }
+float vk_ldnr_input(uint vk_i) { float vk_x = b_input[vk_i]; return vk_x; }
 float vk_ldn_input(uint vk_i) { float vk_x = b_input[vk_i]; return vyre_canon(vk_x); }
 void vk_stn_var_n_scratch(uint vk_i, uint vk_v) { b_var_n_scratch[vk_i] = vk_v; }
 void vk_stn_var_m1_scratch(uint vk_i, float vk_v) { b_var_m1_scratch[vk_i] = vyre_canon(vk_v); }

@@ -27,7 +27,7 @@ uint vyre_sp_state;  // the smallest exponent field a speculative chain produced
 float vyre_sp_add(float a, float b) { precise float r = a + b; vyre_sp_state = min(vyre_sp_state, floatBitsToUint(r) & 0x7F800000u); return r; }
 
 void vk_stn_softmax_scratch(uint vk_i, float vk_v) { b_softmax_scratch[vk_i] = vyre_canon(vk_v); }
-float vk_ldnr_opt_map_m0(uint vk_i) { return b_opt_map_m0[vk_i]; }
+float vk_ldnr_opt_map_m0(uint vk_i) { float vk_x = b_opt_map_m0[vk_i]; return vk_x; }
 float vk_ldn_opt_map_m0(uint vk_i) { float vk_x = b_opt_map_m0[vk_i]; return vyre_canon(vk_x); }
 
 void main() {

@@ -123,8 +123,8 @@ class ExprLowerer(LowererBase):
     # ---- operators (the spelling table)
     def binop(self, e: E.BinOpExpr, path: str) -> Code:
         info = BINOPS[e.op]
-        side = self.spec.absorbed_side(e) if self.spec is not None else None
         spec = self.spec
+        side = spec.absorbed_side(e) if spec is not None else None
         a, ta = self.operand(e.left, path + ".left", side == 0, spec is not None and spec.raw_operand(e, e.left))
         b, _ = self.operand(e.right, path + ".right", side == 1, spec is not None and spec.raw_operand(e, e.right))
         if self.spec is not None and ta is F32:

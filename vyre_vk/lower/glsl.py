@@ -202,30 +202,25 @@ class _Lowerer(StmtLowerer):
                                         native=self.storage_8bit)
                 continue
             length = f"{b.count}u" if b.is_workgroup else f"uint({name}.length())"
-            if el is F32 and not b.is_workgroup:  # speculate.raw_loads: read as stored, no vyre_canon
-                if b.name in self.rloads:
-                    lines.append(f"float vk_ldr_{sm}(uint vk_i) {{ uint vk_n = {length}; "
-                                 f"float vk_x = {name}[min(vk_i, vk_n - 1u)]; return vk_i < vk_n ? vk_x : 0.0; }}")
-                if b.name in self.nrloads:
-                    lines.append(f"float vk_ldnr_{sm}(uint vk_i) {{ return {name}[vk_i]; }}")
-            if b.name in self.loads or b.name in self.nloads:
-                # Branch-free: load at the index clamped into the buffer (never empty: the runtime
-                # binds at least one element), then select. A load under a branch is not hoisted by
-                # GPU compilers, which serialised every iteration of a long loop on its latency.
-                raw = "vk_x"
-                if el is BOOL:
-                    val = f"{raw} != 0u"
-                elif el is F32 and not b.is_workgroup:
-                    val = f"vyre_canon({raw})"  # storage may hold NaN payloads or subnormals from the host
-                    self.helpers.add("vyre_canon")
-                else:
-                    val = raw
-                if b.name in self.loads:
-                    lines.append(f"{VALUE_TYPE[el]} vk_ld_{sm}(uint vk_i) {{ uint vk_n = {length}; "
+            # Branch-free: load at the index clamped into the buffer (never empty: the runtime binds at
+            # least one element), then select. A load under a branch is not hoisted by GPU compilers,
+            # which serialised every iteration of a long loop on its latency.
+            stored_f32 = el is F32 and not b.is_workgroup  # may hold NaN payloads or subnormals from the host
+            val = "vk_x != 0u" if el is BOOL else "vyre_canon(vk_x)" if stored_f32 else "vk_x"
+            # vk_ld_ clamps, vk_ldn_ has its index proven < the declared count (bounds.py); the r
+            # variants read a value as stored, for a speculative chain's summands (speculate.raw_loads)
+            variants = [(self.rloads, self.nrloads, "r", "vk_x")] if stored_f32 else []
+            variants.append((self.loads, self.nloads, "", val))
+            for clamped, proven, r, v in variants:
+                if b.name in clamped or b.name in proven:
+                    self.helpers.update(helper_calls(v, self.table))
+                if b.name in clamped:
+                    lines.append(f"{VALUE_TYPE[el]} vk_ld{r}_{sm}(uint vk_i) {{ uint vk_n = {length}; "
                                  f"{st} vk_x = {name}[min(vk_i, vk_n - 1u)]; "
-                                 f"return vk_i < vk_n ? {val} : {ZERO[el]}; }}")
-                if b.name in self.nloads:  # index proven < declared count (bounds.py)
-                    lines.append(f"{VALUE_TYPE[el]} vk_ldn_{sm}(uint vk_i) {{ {st} vk_x = {name}[vk_i]; return {val}; }}")
+                                 f"return vk_i < vk_n ? {v} : {ZERO[el]}; }}")
+                if b.name in proven:
+                    lines.append(f"{VALUE_TYPE[el]} vk_ldn{r}_{sm}(uint vk_i) {{ {st} vk_x = {name}[vk_i]; "
+                                 f"return {v}; }}")
             for buf, checked, canon in sorted(self.stores_as):
                 if buf != b.name:
                     continue

@@ -187,7 +187,8 @@ def divisions(body: tuple) -> int:
 def start_sharing(lw: "StmtLowerer", loop: N.Loop, key: int, start: set[str]) -> Optional[SharedDivisors]:
     """A tracker for the speculative loop about to be lowered, where sharing is on and safe here."""
     if not (shared_reciprocals() and "vyre_sp_div_u" in lw.table and lw.wgu.here and lw.pred is None
-            and lw.vplan is None and not lw.sg and divisions(loop.body) >= MIN_SITES):
+            and lw.vplan is None and not lw.sg and lw.wgu.uniform(loop.from_) and lw.wgu.uniform(loop.to)
+            and divisions(loop.body) >= MIN_SITES):
         return None
     if lw.p.workgroup_bytes + 8 * MAX_SITES > SHARED_LIMIT:
         return None

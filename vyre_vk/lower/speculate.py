@@ -323,8 +323,7 @@ def speculative_region(lw: "StmtLowerer", n: N.Region, path: str) -> None:
     for st in states:
         lw.helpers.add(st)
         lw.emit(f"{st} = 0x7F800000u;", path)
-    if lw.wgu.uniform(loop.from_) and lw.wgu.uniform(loop.to):
-        spec.shared = start_sharing(lw, loop, k, set(env) | {loop.var})
+    spec.shared = start_sharing(lw, loop, k, set(env) | {loop.var})
     depth = lw.depth
     lw.spec = spec
     lw.stmt(N.Loop(loop.var, pe, hi, loop.body), bp + "[0]")

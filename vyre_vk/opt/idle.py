@@ -140,8 +140,11 @@ def idle_bound(p: Program) -> tuple[Optional[int], str]:
 
 def guard_idle(p: Program) -> Optional[Program]:
     n, _ = idle_bound(p)
-    if n is None:
-        return None
+    return None if n is None else _guarded(p, n)
+
+
+def _guarded(p: Program, n: int) -> Program:
+    """`p` with its body under ``workgroup_x < n``."""
     root = p.entry[0]
     body = (N.If(E.BinOpExpr(BinOp.Lt, _WGX, E.LitU32(n)), tuple(root.body), ()),)
     return dataclasses.replace(p, entry=(dataclasses.replace(root, body=body),))
@@ -152,9 +155,10 @@ class GuardIdle(PassBase):
     name = "guard_idle"
 
     def run(self, program: Program, ctx: PassContext) -> Optional[Rewrite]:
-        out = guard_idle(program)
         n, why = idle_bound(program)
-        return None if out is None else Rewrite((out,), (), detail=(n, dispatch_grid(program, {})[0], why))
+        if n is None:
+            return None
+        return Rewrite((_guarded(program, n),), (), detail=(n, dispatch_grid(program, {})[0], why))
 
     def explain(self, rewrite: Rewrite) -> str:
         n, grid, why = rewrite.detail
