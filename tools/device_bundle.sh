@@ -4,7 +4,7 @@
 #                   wgpu + rendercanvas (the benchmark's wgpu-py peer)
 #   bundle/nofence/ a cp312 kp module without the fence patch (A/B latency only)
 #   bundle/debs/    the Vulkan loader and libfmt9 (kp links it), unpacked there into /tmp/vkroot
-#   bundle/bin/     the raw-Vulkan submit probe (tools/bench/vk_submit_probe.c)
+#   bundle/bin/     the raw-Vulkan probes (tools/bench/vk_submit_probe.c, vk_dispatch_probe.c)
 # The GPU machine runs Python 3.12 with numpy 2 and PyTorch, and fetches nothing.
 # Usage: bash tools/device_bundle.sh   (then see README "Benchmarks" for the device call)
 set -euo pipefail
@@ -46,5 +46,5 @@ EOF
   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64'
   # libGLX_nvidia (the NVIDIA Vulkan ICD) needs the glvnd dispatch libraries
   apt-get $o download libvulkan1 libfmt9 libglvnd0 libglx0 libegl1 libgl1 libopengl0 libgles2 >/dev/null 2>&1 )
-gcc -O2 -o "$OUT/bin/vk_submit_probe" "$ROOT/tools/bench/vk_submit_probe.c" -lvulkan
+for p in vk_submit_probe vk_dispatch_probe; do gcc -O2 -o "$OUT/bin/$p" "$ROOT/tools/bench/$p.c" -lvulkan; done
 du -sh "$OUT"; find "$OUT" -type f | sed "s|$ROOT/||"

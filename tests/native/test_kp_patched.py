@@ -92,6 +92,43 @@ void main() { uint i = gl_GlobalInvocationID.x; if (i < a.length()) a[i] = a[i] 
         o.destroy()
 
 
+def test_device_local_host_tensor(device):
+    """Patch 0013: a host tensor re-allocated in device-local host-visible memory starts at zero, takes
+    the host's writes, and a dispatch reads them (lavapipe's one memory type is device-local and
+    host-visible, so it lands there). A device tensor is refused; the plain host tensor stays put."""
+    glsl = """#version 450
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) readonly buffer A { uint a[]; };
+layout(std430, binding = 1) buffer O { uint o[]; };
+void main() { uint i = gl_GlobalInvocationID.x; if (i < o.length()) o[i] = a[i] * 3u + 1u; }
+"""
+    mgr = device.manager
+    x = np.arange(7, 7 + 300, dtype=np.uint32)
+    a = kp_bridge.tensor(mgr, x, host=True)
+    assert not a.is_device_local_host()
+    assert a.prefer_device_local_host()
+    assert a.is_device_local_host() and a.size() == x.size
+    np.testing.assert_array_equal(a.data(), np.zeros_like(x))  # re-allocated: the old data is gone
+    a.data()[...] = x
+    o = kp_bridge.tensor(mgr, np.zeros_like(x), host=True)
+    algo = kp_bridge.algorithm(mgr, [a, o], spirv.compile_glsl(glsl), (5, 1, 1))
+    seq = mgr.sequence().record(kp_bridge.dispatch(algo, ordered=True)).record(kp_bridge.host_read_barrier([o]))
+    seq.eval()
+    np.testing.assert_array_equal(o.data(), x * 3 + 1)
+    a.data()[...] = x + 2  # the host's next write is what the replay reads
+    seq.eval()
+    np.testing.assert_array_equal(o.data(), (x + 2) * 3 + 1)
+    assert not o.is_device_local_host()
+    d = kp_bridge.tensor(mgr, x)  # device-local with a staging twin: not a host tensor
+    assert not d.prefer_device_local_host() and not d.is_device_local_host()
+    # kp_bridge's write_only tensor: placed there and holding the data it was made with
+    w = kp_bridge.tensor(mgr, x, host=True, write_only=True)
+    assert w.is_device_local_host()
+    np.testing.assert_array_equal(w.data(), x)
+    for t in (seq, algo, a, o, d, w):
+        t.destroy()
+
+
 def test_numpy_2_works_with_kp(device):
     assert int(np.__version__.split(".")[0]) >= 2
     t = kp_bridge.tensor(device.manager, np.arange(5, dtype=np.int32))

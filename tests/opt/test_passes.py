@@ -339,6 +339,35 @@ def test_coarsen_only_elementwise():
     assert coarsen(shifted)[0] == shifted
 
 
+def _map_program(n):
+    """out[i] = a[i] + 1 over u32 buffers of n elements (n = 0: runtime-sized, `out` read_write)."""
+    i = Expr.var("i")
+    bufs = ([BufferDecl.read("a", 0, DataType.U32).with_count(n), BufferDecl.output("out", 1, DataType.U32).with_count(n)]
+            if n else [BufferDecl.read("a", 0, DataType.U32), BufferDecl.read_write("out", 1, DataType.U32)])
+    return Program.wrapped(bufs, (64, 1, 1), [Node.let_bind("i", Expr.gid_x()), Node.if_then(
+        Expr.lt(i, Expr.buf_len("out")), [Node.store("out", i, Expr.add(Expr.load("a", i), Expr.u32(1)))])])
+
+
+@pytest.mark.parametrize("n,cls,coarsened", [(64, "nvidia", False), ((1 << 17) - 1, "nvidia", False),
+                                             (1 << 17, "nvidia", True), (0, "nvidia", True),
+                                             (64, "default", True), (64, "llvmpipe", True)])
+def test_coarsen_leaves_small_maps_alone_where_measured(n, cls, coarsened):
+    """nvidia: a map with fewer than COARSEN_MIN_INVOCATIONS elements is launch-bound, so it is not
+    coarsened (a data-sized one is not assumed small); other classes coarsen as before. Either way the
+    reference's bits."""
+    from vyre_vk.opt.dispatch import COARSEN_MIN_INVOCATIONS, coarsen_factor
+
+    assert COARSEN_MIN_INVOCATIONS["nvidia"] == 1 << 17
+    p = _map_program(n)
+    graph, reports = optimize(p, device_class=cls)
+    (stage,) = graph.stages
+    assert (coarsen_factor(stage) == 4) is coarsened
+    assert [r.changed for r in reports if r.name == "coarsen"] == [coarsened]
+    a = np.arange(n or 300, dtype=np.uint32) * 7
+    inputs = {"a": a} if n else {"a": a, "out": np.zeros(300, np.uint32)}
+    same(reference.run(p, inputs), graph.run_reference(inputs))
+
+
 def test_optimize_rejects_unknown_pass_and_reports_every_pass():
     with pytest.raises(ValueError, match="unknown optimiser pass") as err:
         optimize(get(SEED).build(), ["nope"])

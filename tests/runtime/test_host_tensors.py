@@ -64,6 +64,36 @@ def test_host_and_staged_paths_give_the_reference_bits(vk_device, staged_device,
             assert got_staged[name].view(np.uint8).tobytes() == w.view(np.uint8).tobytes(), (op, name, round_)
 
 
+@pytest.mark.parametrize("local", [True, False], ids=["device-local", "knob-off"])
+def test_only_buffers_the_host_never_reads_go_device_local(monkeypatch, local):
+    """Kernel plans on host tensors put inputs and scratch in device-local host-visible memory (kp patch
+    0013: lavapipe's one memory type is both), never a result, trap word or anything the host reads;
+    ``VYRE_VK_HOST_DEVICE_LOCAL=0`` puts none there. Either way: the reference's bits, twice."""
+    if not local:
+        monkeypatch.setenv("VYRE_VK_HOST_DEVICE_LOCAL", "0")
+    dev = Device()
+    try:
+        rng = np.random.default_rng(3)
+        for op, kw in OPS:
+            entry = get(op)
+            program = entry.build_with(**kw) if kw else entry.build()
+            k = dev.compile(program)
+            for _ in range(2):
+                inputs = random_inputs(program, rng)
+                got, want = k.run(inputs), reference.run(program, inputs)
+                for name, w in want.items():
+                    assert got[name].view(np.uint8).tobytes() == np.asarray(w).view(np.uint8).tobytes(), (op, name)
+            plan = only_plan(k)
+            assert plan.host
+            placed = {n for n, t in plan.tensors.items() if t.is_device_local_host()}
+            readable = set(plan.downloads) | {n for n in plan.tensors if n.startswith("\0trap")}
+            assert not placed & readable, op
+            written = {b.name for b in program.buffers if b.is_input and not b.is_workgroup} - set(plan.downloads)
+            assert placed == ((written | {s.name for s in k.scratch}) if local else set()), op
+    finally:
+        dev.close()
+
+
 def _writer(n: int, bound: Expr, stmt) -> Program:
     """``let i = gid; if i < bound { stmt }`` over u32 buffers a (read) and out (output) of n elements."""
     return Program.wrapped(
@@ -179,12 +209,12 @@ def test_a_device_that_refuses_host_tensors_falls_back_to_staging(monkeypatch, a
 
     real, made = kp_bridge.tensor, []
 
-    def refusing(mgr, data, host=False):
+    def refusing(mgr, data, host=False, write_only=False):
         if host:
             if len(made) >= allowed:
                 raise RuntimeError("no host-visible memory type (simulated)")
             made.append(1)
-        return real(mgr, data, host)
+        return real(mgr, data, host, write_only)
 
     monkeypatch.setattr(kp_bridge, "tensor", refusing)
     dev = Device()

@@ -3,58 +3,18 @@
    Also reports the limits Kompute's Python API does not expose.
    Prints one JSON object. Build: gcc -O2 vk_submit_probe.c -o vk_submit_probe -lvulkan
    Usage: vk_submit_probe [device_index] [reps] */
-#include <vulkan/vulkan.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-
-#define CHECK(call) do { VkResult r = (call); if (r != VK_SUCCESS) { \
-  fprintf(stderr, "%s failed: %d\n", #call, (int)r); return 1; } } while (0)
-
-static double now_us(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
+#include "vk_probe.h"
 
 int main(int argc, char **argv) {
   uint32_t want = argc > 1 ? (uint32_t)atoi(argv[1]) : 0;
   int reps = argc > 2 ? atoi(argv[2]) : 2000;
-  VkApplicationInfo app = {VK_STRUCTURE_TYPE_APPLICATION_INFO, NULL, "vyre-vk-probe", 1, "vyre-vk", 1, VK_API_VERSION_1_1};
-  VkInstanceCreateInfo ici = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, NULL, 0, &app, 0, NULL, 0, NULL};
-  VkInstance instance;
-  CHECK(vkCreateInstance(&ici, NULL, &instance));
-  uint32_t count = 0;
-  CHECK(vkEnumeratePhysicalDevices(instance, &count, NULL));
-  if (want >= count || count > 16) { fprintf(stderr, "no Vulkan device %u (%u found)\n", want, count); return 1; }
-  VkPhysicalDevice devices[16];
-  CHECK(vkEnumeratePhysicalDevices(instance, &count, devices));
-  VkPhysicalDevice pd = devices[want];
+  Probe p = open_probe(want);
+  VkInstance instance = p.instance;
+  VkDevice device = p.device;
+  VkQueue queue = p.queue;
+  uint32_t family = p.family;
   VkPhysicalDeviceProperties props;
-  vkGetPhysicalDeviceProperties(pd, &props);
-
-  uint32_t nfam = 0;
-  vkGetPhysicalDeviceQueueFamilyProperties(pd, &nfam, NULL);
-  VkQueueFamilyProperties fams[32];
-  if (nfam > 32) nfam = 32;
-  vkGetPhysicalDeviceQueueFamilyProperties(pd, &nfam, fams);
-  uint32_t family = UINT32_MAX;
-  for (uint32_t i = 0; i < nfam && family == UINT32_MAX; i++)
-    if (fams[i].queueFlags & VK_QUEUE_COMPUTE_BIT) family = i;  /* Kompute's choice too */
-  if (family == UINT32_MAX) { fprintf(stderr, "no compute queue\n"); return 1; }
-
-  float priority = 1.0f;
-  VkDeviceQueueCreateInfo qci = {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, NULL, 0, family, 1, &priority};
-  VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, NULL, 0, 1, &qci, 0, NULL, 0, NULL, NULL};
-  VkDevice device;
-  CHECK(vkCreateDevice(pd, &dci, NULL, &device));
-  VkQueue queue;
-  vkGetDeviceQueue(device, family, 0, &queue);
+  vkGetPhysicalDeviceProperties(p.pd, &props);
   VkCommandPoolCreateInfo pci = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL, 0, family};
   VkCommandPool pool;
   CHECK(vkCreateCommandPool(device, &pci, NULL, &pool));

@@ -45,6 +45,14 @@ MIN_WORKGROUPS = {"nvidia": (132, 16), "amd": (96, 64), "intel": (32, 32), "llvm
 #: about 32 warps per SM, where latency starts to hide. Not measured elsewhere: same threshold.
 LATENCY_BOUND_BELOW = {"nvidia": 1 << 17, "amd": 1 << 17, "intel": 1 << 17, "llvmpipe": 1 << 17, "default": 1 << 17}
 
+#: Fewest acting invocations (largest result-buffer count) at which an elementwise map is coarsened.
+#: Below it the map is launch-bound and four elements in series only lengthen each lane: H100,
+#: tools/bench/latency_parts.py --sweep (u32 map, GPU us, coarsened vs not): 2^10 7.14 vs 6.59, 2^14
+#: 9.47 vs 9.07, 2^16 9.76 vs 9.41, 2^18 10.53 both, 2^20 12.74 vs 15.62, 2^22 24.5 vs 39.7; a
+#: 64-element Kernel.run 20.47 vs 20.26 us. Other classes: not measured, always coarsened.
+COARSEN_MIN_INVOCATIONS = {"nvidia": LATENCY_BOUND_BELOW["nvidia"], "amd": 0, "intel": 0, "llvmpipe": 0,
+                           "default": 0}
+
 
 def latency_bound(p: Program, device_class: str = "default") -> bool:
     """True when `p` loops and its grid acts with fewer invocations than the class's threshold.
@@ -315,7 +323,9 @@ class Coarsen(PassBase):
     factor = COARSEN_FACTOR
 
     def applies(self, program: Program, ctx: PassContext) -> bool:
-        return _elementwise(program) is None
+        n = min_invocations(program)  # 0: data-sized, not assumed small
+        floor = COARSEN_MIN_INVOCATIONS.get(ctx.device_class, COARSEN_MIN_INVOCATIONS["default"])
+        return not (n and n < floor) and _elementwise(program) is None
 
     def run(self, program: Program, ctx: PassContext) -> Optional[Rewrite]:
         q = _coarsened(program, self.factor)

@@ -234,10 +234,12 @@ class Kernel:
         host = not resident and self._host_ok(arrays, grids)
         fell_back: list = []
 
-        def new_tensor(data: np.ndarray):
+        downloads = [b.name for b in self._results]
+
+        def new_tensor(data: np.ndarray, write_only: bool = False):
             if host and not fell_back:
                 try:
-                    return kp_bridge.tensor(mgr, data, True)
+                    return kp_bridge.tensor(mgr, data, True, write_only)
                 except RuntimeError:
                     # a driver without a usable host-visible storage memory type: the rest of this plan
                     # and the device's later runs take the staging path (the same results, the copies'
@@ -246,10 +248,11 @@ class Kernel:
                     fell_back.append(True)
             return kp_bridge.tensor(mgr, data, False)
 
-        tensors = {n: resident[n].tensor_for(self.device) if n in resident else new_tensor(arrays[n])
-                   for n in self._names}
+        # inputs and scratch the host never reads back: written by the host, read by shaders
+        tensors = {n: resident[n].tensor_for(self.device) if n in resident else
+                   new_tensor(arrays[n], n not in downloads) for n in self._names}
         for s in self.scratch:
-            tensors[s.name] = new_tensor(np.zeros(max(s.count, 1), dtype=s.element.numpy))
+            tensors[s.name] = new_tensor(np.zeros(max(s.count, 1), dtype=s.element.numpy), True)
             sizes[s.name] = max(s.count, 1)
         algorithms, traps = [], []
         for k, (st, g) in enumerate(zip(self.stages, grids)):
@@ -271,7 +274,6 @@ class Kernel:
             f"\0trap-{k}" for k, _ in traps]
         if host:  # no staging copy restores the scratch: the host zeroes it before each run
             uploads += [s.name for s in self.scratch]
-        downloads = [b.name for b in self._results]
         seq = mgr.sequence()
         fresh = [t for n, t in tensors.items() if n not in resident and n not in rewritten]  # scratch, fillers: zeroed
         staged = not host or fell_back

@@ -28,7 +28,7 @@ REQUIRED_PATCHES = ("0001-sequence-reuse-fence", "0002-python-op-memory-barrier"
                     "0006-sequence-spin-wait", "0007-manager-check-create-instance",
                     "0008-python-device-limits", "0009-manager-enable-float64",
                     "0010-manager-enable-8bit-storage", "0011-python-op-dispatch-bare",
-                    "0012-python-op-global-barrier")
+                    "0012-python-op-global-barrier", "0013-tensor-device-local-host")
 
 # kp 0.9.0's tensor_t accepts exactly these; bool is stored as one 32-bit word
 # by the IR, so the runtime never hands kp a numpy bool array.
@@ -121,10 +121,12 @@ def byte_view(words: np.ndarray, count: int, dtype: np.dtype) -> np.ndarray:
     return words.view(dtype)[:count]
 
 
-def tensor(mgr: "kp.Manager", data: np.ndarray, host: bool = False) -> "kp.Tensor":
+def tensor(mgr: "kp.Manager", data: np.ndarray, host: bool = False, write_only: bool = False) -> "kp.Tensor":
     """A kp tensor holding `data`. ``host=True``: one host-visible buffer that shaders read and
     write in place (no staging copy to record: see :func:`host_read_barrier`), else a device-local
-    buffer with a host-visible staging twin."""
+    buffer with a host-visible staging twin. ``write_only`` (with ``host``): the host only ever
+    writes it, so it goes in device-local host-visible memory where the device has some (kp patch
+    0013), which shaders read without crossing the bus; host reads of that memory are uncached."""
     arr = np.ascontiguousarray(data).reshape(-1)
     if arr.dtype in BYTE_DTYPES:
         arr = packed_words(arr)
@@ -133,7 +135,13 @@ def tensor(mgr: "kp.Manager", data: np.ndarray, host: bool = False) -> "kp.Tenso
                            "Fix: convert the array first (a vyre-vk bug if it came through the runtime).")
     if arr.size == 0:
         raise KomputeError("Vulkan buffers cannot be empty. Fix: pass at least one element.")
-    return mgr.tensor_t(arr, kp.TensorTypes.host) if host else mgr.tensor_t(arr)
+    if not host:
+        return mgr.tensor_t(arr)
+    t = mgr.tensor_t(arr, kp.TensorTypes.host)
+    if write_only and device_local_host():
+        t.prefer_device_local_host()  # re-allocated, zeroed, wherever it landed: written again
+        t.data()[...] = arr
+    return t
 
 
 def algorithm(mgr: "kp.Manager", tensors: Sequence["kp.Tensor"], spirv: bytes,
@@ -174,6 +182,14 @@ def global_barriers() -> bool:
     memory barrier each (kp patch 0012) instead of a buffer barrier per tensor (an A/B knob for
     measurements, read when a plan is built, as the other knobs are)."""
     return os.environ.get("VYRE_VK_GLOBAL_BARRIERS") == "1"
+
+
+def device_local_host() -> bool:
+    """Whether host-written tensors may go in device-local host-visible memory (resizable BAR):
+    ``$VYRE_VK_HOST_DEVICE_LOCAL=0`` keeps them in plain host memory (an A/B knob, read when a plan
+    is built). A tiny kernel's submit+wait is ~1 us shorter on an H100 with its input there
+    (tools/bench/latency_parts.py)."""
+    return os.environ.get("VYRE_VK_HOST_DEVICE_LOCAL") != "0"
 
 
 def host_read_barrier(tensors: Sequence["kp.Tensor"]) -> "kp.OpBase":
