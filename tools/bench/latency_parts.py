@@ -120,6 +120,8 @@ def main() -> None:
         print(f"  raw Vulkan (C): memory types {json.dumps(got['memory_types'])}")
         for k, v in got["round_trip_us"].items():
             print(f"  raw Vulkan (C): {k:56} {v:7.2f} us")
+        print(f"  raw Vulkan (C): vkQueueSubmit call {got['submit_call_us']:.2f} us, vkResetFences call "
+              f"{got['reset_fence_call_us']:.2f} us (plain host memory)")
         for k, v in got["read_4mib_gbps"].items():
             print(f"  raw Vulkan (C): host read of 4 MiB from {k:8} memory {v:7.2f} GB/s")
     if args.sweep:
