@@ -7,7 +7,8 @@ Times, interleaved, medians of single calls, on run.py's 64-element u32 map (out
   barrier) and the whole round trip (write, eval, copy), with its input in plain host memory and in
   device-local host-visible memory (kp patch 0013);
 - Kernel.run with the defaults, with ``VYRE_VK_HOST_DEVICE_LOCAL=0``, without the coarsen pass,
-  without coarsen and workgroup_size, and as written;
+  without coarsen and workgroup_size, and as written; and of small ops with scratch buffers, with the
+  knob and without;
 - with ``--probe``: the raw Vulkan round trip by memory type (vk_dispatch_probe.c);
 - with ``--sweep``: GPU time (timestamps) of the same map at larger sizes, coarsened or not.
 
@@ -71,6 +72,38 @@ def kernels(dev, n: int) -> dict:
             "as written": dev.compile(tiny_program(n), optimize=False)}
 
 
+SMALL_OPS = [("vyre-libs::nn::mlp_backward", dict(model_dim=4, hidden_dim=8)), ("vyre-libs::nn::softmax", {}),
+             ("vyre-libs::nn::layer_norm", {})]
+
+
+def small_ops(dev, reps: int) -> None:
+    """Kernel.run of small registered ops with scratch buffers (host-tensor plans), their inputs and
+    scratch in device-local memory (the default) or not (VYRE_VK_HOST_DEVICE_LOCAL=0)."""
+    from vyre_vk.ops import get
+
+    timers = {}
+    for op, kw in SMALL_OPS:
+        program = get(op).build_with(**kw) if kw else get(op).build()
+        rng = np.random.default_rng(0)
+        inputs = {b.name: rng.standard_normal(max(b.count, 1)).astype(b.element.numpy)
+                  for b in program.buffers if b.is_input and not b.is_workgroup}
+        on = dev.compile(program)
+        os.environ["VYRE_VK_HOST_DEVICE_LOCAL"] = "0"
+        off = dev.compile(program, optimize=set(PASS_NAMES))
+        want = off.run(inputs)
+        del os.environ["VYRE_VK_HOST_DEVICE_LOCAL"]
+        got = on.run(inputs)
+        assert all(np.array_equal(got[n].view(np.uint8), want[n].view(np.uint8)) for n in want), op
+        timers[f"{op} device-local"] = lambda k=on, x=inputs: k.run(x)
+        timers[f"{op} host memory"] = lambda k=off, x=inputs: k.run(x)
+    times: dict[str, list] = {k: [] for k in timers}
+    for _ in range(reps):
+        for k, fn in timers.items():
+            times[k].append(once(fn))
+    for k, v in times.items():
+        print(f"  Kernel.run {k:56} {statistics.median(v) * 1e6:7.2f} us")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=4000)
@@ -106,6 +139,7 @@ def main() -> None:
     print(f"device {dev.name}, medians of {args.reps} single calls, interleaved")
     for k, v in times.items():
         print(f"  {k:56} {statistics.median(v) * 1e6:7.2f} us")
+    small_ops(dev, args.reps // 4)
     for objs in (owned, lowned):
         for o in objs:
             o.destroy()

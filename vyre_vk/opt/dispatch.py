@@ -48,8 +48,8 @@ LATENCY_BOUND_BELOW = {"nvidia": 1 << 17, "amd": 1 << 17, "intel": 1 << 17, "llv
 #: Fewest acting invocations (largest result-buffer count) at which an elementwise map is coarsened.
 #: Below it the map is launch-bound and four elements in series only lengthen each lane: H100,
 #: tools/bench/latency_parts.py --sweep (u32 map, GPU us, coarsened vs not): 2^10 7.14 vs 6.59, 2^14
-#: 9.47 vs 9.07, 2^16 9.76 vs 9.41, 2^18 10.53 both, 2^20 12.74 vs 15.62, 2^22 24.5 vs 39.7; a
-#: 64-element Kernel.run 20.47 vs 20.26 us. Other classes: not measured, always coarsened.
+#: 9.47 vs 9.07, 2^16 9.76 vs 9.41, 2^18 10.53 both, 2^20 12.74 vs 15.62, 2^22 24.5 vs 39.7 (a
+#: 64-element Kernel.run: within its noise). Other classes: not measured, always coarsened.
 COARSEN_MIN_INVOCATIONS = {"nvidia": LATENCY_BOUND_BELOW["nvidia"], "amd": 0, "intel": 0, "llvmpipe": 0,
                            "default": 0}
 
