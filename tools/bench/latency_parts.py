@@ -72,6 +72,22 @@ def kernels(dev, n: int) -> dict:
             "as written": dev.compile(tiny_program(n), optimize=False)}
 
 
+def host_memory_kernel(dev, program, inputs: dict):
+    """`program` compiled as a kernel apart from the default one (the same passes named as a set), its
+    one plan built with VYRE_VK_HOST_DEVICE_LOCAL=0 (read when a plan is built): every buffer in host
+    memory. Returns the kernel and that first run's results."""
+    before = os.environ.get("VYRE_VK_HOST_DEVICE_LOCAL")
+    os.environ["VYRE_VK_HOST_DEVICE_LOCAL"] = "0"
+    try:
+        k = dev.compile(program, optimize=set(PASS_NAMES))
+        return k, k.run(inputs)
+    finally:
+        if before is None:
+            del os.environ["VYRE_VK_HOST_DEVICE_LOCAL"]
+        else:
+            os.environ["VYRE_VK_HOST_DEVICE_LOCAL"] = before
+
+
 SMALL_OPS = [("vyre-libs::nn::mlp_backward", dict(model_dim=4, hidden_dim=8)), ("vyre-libs::nn::softmax", {}),
              ("vyre-libs::nn::layer_norm", {})]
 
@@ -88,10 +104,7 @@ def small_ops(dev, reps: int) -> None:
         inputs = {b.name: rng.standard_normal(max(b.count, 1)).astype(b.element.numpy)
                   for b in program.buffers if b.is_input and not b.is_workgroup}
         on = dev.compile(program)
-        os.environ["VYRE_VK_HOST_DEVICE_LOCAL"] = "0"
-        off = dev.compile(program, optimize=set(PASS_NAMES))
-        want = off.run(inputs)
-        del os.environ["VYRE_VK_HOST_DEVICE_LOCAL"]
+        off, want = host_memory_kernel(dev, program, inputs)
         got = on.run(inputs)
         assert all(np.array_equal(got[n].view(np.uint8), want[n].view(np.uint8)) for n in want), op
         timers[f"{op} device-local"] = lambda k=on, x=inputs: k.run(x)
@@ -119,10 +132,8 @@ def main() -> None:
     seq, host_run, owned, hov = hand_kernel(mgr, a, False)
     lseq, local_run, lowned, _ = hand_kernel(mgr, a, True)
     ks = kernels(dev, n)
-    os.environ["VYRE_VK_HOST_DEVICE_LOCAL"] = "0"  # read when a plan is built: this kernel's only plan
-    plain = dev.compile(tiny_program(n), optimize=set(PASS_NAMES))
-    assert np.array_equal(plain.run(inputs)["out"], a + 1)
-    del os.environ["VYRE_VK_HOST_DEVICE_LOCAL"]
+    plain, first = host_memory_kernel(dev, tiny_program(n), inputs)
+    assert np.array_equal(first["out"], a + 1)
     for k in ks.values():
         assert np.array_equal(k.run(inputs)["out"], a + 1)
     parts = {"no-op call": lambda: None, "numpy write 64 u32 into a mapped tensor": lambda: hov.__setitem__(Ellipsis, a),

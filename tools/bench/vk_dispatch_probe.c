@@ -82,7 +82,6 @@ int main(int argc, char **argv) {
   Probe pr = open_probe(want);
   dev = pr.device;
   VkQueue queue = pr.queue;
-  uint32_t family = pr.family;
   VkPhysicalDeviceProperties props;
   vkGetPhysicalDeviceProperties(pr.pd, &props);
   vkGetPhysicalDeviceMemoryProperties(pr.pd, &mem);
@@ -115,17 +114,8 @@ int main(int argc, char **argv) {
                                     VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT, 1, 1, &ps};
   VkDescriptorPool dpool;
   CHECK(vkCreateDescriptorPool(dev, &dpi, NULL, &dpool));
-  VkCommandPoolCreateInfo pci = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL,
-                                 VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, family};
-  VkCommandPool pool;
-  CHECK(vkCreateCommandPool(dev, &pci, NULL, &pool));
-  VkCommandBufferAllocateInfo cai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL, pool,
-                                     VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
-  VkCommandBuffer cmd;
-  CHECK(vkAllocateCommandBuffers(dev, &cai, &cmd));
-  VkFenceCreateInfo fci = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, NULL, 0};
-  VkFence fence;
-  CHECK(vkCreateFence(dev, &fci, NULL, &fence));
+  VkCommandBuffer cmd = pr.cmd;
+  VkFence fence = pr.fence;
   VkSubmitInfo submit = {VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &cmd, 0, NULL};
   double *t = malloc(sizeof(double) * (size_t)reps), *tsub = malloc(sizeof(double) * (size_t)reps),
          *treset = malloc(sizeof(double) * (size_t)reps), sub_first = -1, reset_first = -1;

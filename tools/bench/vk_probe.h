@@ -1,5 +1,6 @@
 /* Shared by the raw Vulkan probes (vk_submit_probe.c, vk_dispatch_probe.c): timing, sorting and
-   opening device `want` with one queue of the first compute family, as Kompute does. */
+   opening device `want` with one queue of the first compute family, as Kompute does, one command
+   buffer (re-recordable) and one unsignalled fence. */
 #ifndef VYRE_VK_PROBE_H
 #define VYRE_VK_PROBE_H
 #include <vulkan/vulkan.h>
@@ -21,7 +22,10 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-typedef struct { VkInstance instance; VkPhysicalDevice pd; VkDevice device; VkQueue queue; uint32_t family; } Probe;
+typedef struct {
+  VkInstance instance; VkPhysicalDevice pd; VkDevice device; VkQueue queue; uint32_t family;
+  VkCommandPool pool; VkCommandBuffer cmd; VkFence fence;
+} Probe;
 
 static Probe open_probe(uint32_t want) {
   Probe p;
@@ -48,6 +52,14 @@ static Probe open_probe(uint32_t want) {
   VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, NULL, 0, 1, &qci, 0, NULL, 0, NULL, NULL};
   CHECK(vkCreateDevice(p.pd, &dci, NULL, &p.device));
   vkGetDeviceQueue(p.device, p.family, 0, &p.queue);
+  VkCommandPoolCreateInfo pci = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL,
+                                 VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, p.family};
+  CHECK(vkCreateCommandPool(p.device, &pci, NULL, &p.pool));
+  VkCommandBufferAllocateInfo cai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL, p.pool,
+                                     VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
+  CHECK(vkAllocateCommandBuffers(p.device, &cai, &p.cmd));
+  VkFenceCreateInfo fci = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, NULL, 0};
+  CHECK(vkCreateFence(p.device, &fci, NULL, &p.fence));
   return p;
 }
 #endif

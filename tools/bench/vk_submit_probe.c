@@ -9,25 +9,15 @@ int main(int argc, char **argv) {
   uint32_t want = argc > 1 ? (uint32_t)atoi(argv[1]) : 0;
   int reps = argc > 2 ? atoi(argv[2]) : 2000;
   Probe p = open_probe(want);
-  VkInstance instance = p.instance;
   VkDevice device = p.device;
   VkQueue queue = p.queue;
-  uint32_t family = p.family;
+  VkCommandBuffer cmd = p.cmd;
+  VkFence fence = p.fence;
   VkPhysicalDeviceProperties props;
   vkGetPhysicalDeviceProperties(p.pd, &props);
-  VkCommandPoolCreateInfo pci = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL, 0, family};
-  VkCommandPool pool;
-  CHECK(vkCreateCommandPool(device, &pci, NULL, &pool));
-  VkCommandBufferAllocateInfo cai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL, pool,
-                                     VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
-  VkCommandBuffer cmd;
-  CHECK(vkAllocateCommandBuffers(device, &cai, &cmd));
   VkCommandBufferBeginInfo begin = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL, 0, NULL};
   CHECK(vkBeginCommandBuffer(cmd, &begin));
   CHECK(vkEndCommandBuffer(cmd));
-  VkFenceCreateInfo fci = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, NULL, 0};
-  VkFence fence;
-  CHECK(vkCreateFence(device, &fci, NULL, &fence));
   VkSubmitInfo submit = {VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &cmd, 0, NULL};
 
   double *t = malloc(sizeof(double) * (size_t)reps);
@@ -51,8 +41,8 @@ int main(int argc, char **argv) {
          props.limits.maxComputeSharedMemorySize, median[0], median[1]);
   free(t);
   vkDestroyFence(device, fence, NULL);
-  vkDestroyCommandPool(device, pool, NULL);
+  vkDestroyCommandPool(device, p.pool, NULL);
   vkDestroyDevice(device, NULL);
-  vkDestroyInstance(instance, NULL);
+  vkDestroyInstance(p.instance, NULL);
   return 0;
 }
