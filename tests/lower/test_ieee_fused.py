@@ -8,8 +8,10 @@ checks the algorithm and its window on this device against the reference's bits.
 tests check that it reports what an independent fma shader measures, so a device whose
 fma() rounds twice never gets the fast path.
 """
+import importlib.util
 import re
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -82,21 +84,66 @@ def test_fast_path_text_with_a_correctly_rounded_fma_is_the_reference(vk_device)
     fast = glsl[start:end]
     assert len(re.findall(r"\bfma\(", fast)) == 6
     glsl = glsl[:start] + FMA_RN + re.sub(r"\bfma\(", "vk_fma_rn(", fast) + glsl[end:]
-    words = spirv.compile_glsl(glsl, name="fused-div-test.comp")
-    mgr = vk_device.manager
-    tensors = [kp_bridge.tensor(mgr, x) for x in (a, b, np.zeros_like(a), np.zeros_like(a))]
-    algo = kp_bridge.algorithm(mgr, tensors, words, ((a.size + 63) // 64, 1, 1))
-    seq = mgr.sequence()
-    seq.record(kp_bridge.sync_device(tensors)).record(kp_bridge.dispatch(algo)).record(
-        kp_bridge.sync_local(tensors[2:3])).eval()
-    got = tensors[2].data().copy().view(F)
-    for obj in (seq, algo, *tensors):
-        obj.destroy()
+    got = _run_glsl(vk_device.manager, glsl, [a, b, np.zeros_like(a), np.zeros_like(a)], 2)
     with np.errstate(all="ignore"):
         want = reference.run(p, {"a": a, "b": b, "f": np.zeros_like(a)})["out"]
     bad = np.flatnonzero(got.view(np.uint32) != want.view(np.uint32))
     assert bad.size == 0, (bad.size, [hex(x) for x in a[bad[:5]].view(np.uint32)], [hex(x) for x in b[bad[:5]].view(np.uint32)], got[bad[:5]], want[bad[:5]])
     assert _fast_rows(a, b).mean() > 0.5  # the window really is exercised
+
+
+def _run_glsl(mgr, glsl: str, arrays: list, result: int) -> np.ndarray:
+    """Dispatch `glsl` (local size 64) over arrays[0].size invocations; arrays[result] read back."""
+    words = spirv.compile_glsl(glsl, name="fused-test.comp")
+    tensors = [kp_bridge.tensor(mgr, x) for x in arrays]
+    algo = kp_bridge.algorithm(mgr, tensors, words, ((arrays[0].size + 63) // 64, 1, 1))
+    seq = mgr.sequence()
+    seq.record(kp_bridge.sync_device(tensors)).record(kp_bridge.dispatch(algo)).record(
+        kp_bridge.sync_local(tensors[result:result + 1])).eval()
+    got = tensors[result].data().copy().view(arrays[result].dtype)
+    for obj in (seq, algo, *tensors):
+        obj.destroy()
+    return got
+
+
+def _fma_edges():
+    """tools/bench/fma_edges.py: its operand classes and Fma program (the same check on a real device)."""
+    spec = importlib.util.spec_from_file_location("fma_edges", Path(__file__).parents[2] / "tools/bench/fma_edges.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_fused_fma_with_a_correctly_rounded_fma_is_the_reference(vk_device):
+    """ieee.FUSED's vyre_fma, its fma() replaced by the correctly rounded stand-in: the reference's
+    bits wherever the result is normal (including products so small that the split helper's error
+    term underflows), and the split helper's own bits for zeros, subnormals, infinities and NaN."""
+    if not vk_device.limits.float64:
+        pytest.skip("the correctly rounded fma stand-in needs shaderFloat64")
+    edges = _fma_edges()
+    a, b, c = edges.operands(np.random.default_rng(17))
+    p = edges.fma_program(a.size)
+    glsl = lower(p, fused_fma=True).glsl
+    start = glsl.index("float vyre_fma(float a, float b, float c)")
+    end = glsl.index("return vyre_fma_split(a, b, c);", start)
+    assert len(re.findall(r"\bfma\(", glsl[start:end])) == 1
+    # every fma() of the helpers (vyre_two_prod's too) rounds once; `split` is the same shader
+    # with the fast return taken out: the fused lowering as it was before it
+    first, head = glsl.index("float vyre_canon("), glsl.index("void main()")  # the helpers
+    glsl = glsl[:first] + FMA_RN + re.sub(r"\bfma\(", "vk_fma_rn(", glsl[first:head]) + glsl[head:]
+    split_glsl = glsl.replace("if (e != 0u && e != 0x7F800000u) return r;", "", 1)
+    assert split_glsl != glsl
+    arrays = [a, b, c, np.zeros_like(a)]
+    got = _run_glsl(vk_device.manager, glsl, arrays, 3).view(np.uint32)
+    split = _run_glsl(vk_device.manager, split_glsl, arrays, 3).view(np.uint32)
+    with np.errstate(all="ignore"):
+        want = reference.run(p, {"a": a, "b": b, "c": c})["out"].view(np.uint32)
+    e = (want >> 23) & 0xFF
+    normal = (e >= 1) & (e <= 254)
+    bad = np.flatnonzero(np.where(normal, got != want, got != split))
+    assert bad.size == 0, (bad.size, a[bad[:5]], b[bad[:5]], c[bad[:5]], got[bad[:5]], want[bad[:5]])
+    assert 0.5 < normal.mean() < 0.95 and np.count_nonzero(e == 1) > 100  # both paths, the lowest binade
+    assert np.count_nonzero(split[normal] != want[normal]) > 50  # where the split helper alone is off
 
 
 def _fast_rows(a, b):

@@ -286,6 +286,8 @@ GLSL_HELPERS: dict[str, str] = {
     **ffmath.GLSL,  # exp, tanh: float-float, correctly rounded but for ~1 in 10^7 (see ffmath)
     **ieee.GLSL,  # division, sqrt: correctly rounded in integer arithmetic (see ieee)
 }
+#: ieee.FUSED's vyre_fma hands the results it does not take to this one.
+GLSL_HELPERS["vyre_fma_split"] = GLSL_HELPERS["vyre_fma"].replace("float vyre_fma(", "float vyre_fma_split(", 1)
 
 #: Latency-bound stages (few invocations, long serial loops: the optimiser's fold chains, GEMV
 #: rows) take these instead: the same results, with selects where the table above returns early.

@@ -23,7 +23,9 @@ q0 = |a| y, r0 = fma(-q0, |b|, |a|), q1 = fma(r0, y, q0) (within one ULP of |a/b
 exact residuals r1 = |a| - q1 |b| and r2 of q1's neighbour towards |a/b|; the one with the
 smaller residual is nearer (a binary quotient is never a midpoint). Other operands take the
 integer algorithm (``vyre_fdiv_int``). About 12 instructions instead of 25 long-division steps.
-It also replaces Veltkamp's split in ``vyre_two_prod`` (exp, tanh: ffmath.py) by one fma.
+It also replaces Veltkamp's split in ``vyre_two_prod`` (exp, tanh: ffmath.py) by one fma, and
+an IR ``Fma`` by the device's ``fma()`` wherever the result is normal (the general helper takes
+the rest; tests/lower/test_ieee_fused.py checks both against the reference).
 """
 from __future__ import annotations
 
@@ -95,6 +97,18 @@ FAST_DIV_DIFF = (-124, 125)
 #: Helpers for a device whose fma() is fused (vyre_vk.runtime.probes.fma_probe).
 GLSL["vyre_fdiv_int"] = GLSL["vyre_fdiv"].replace("float vyre_fdiv(", "float vyre_fdiv_int(", 1)
 FUSED: dict[str, str] = {
+    # An IR Fma: the device's single rounding is the reference's (fma_f32) whenever the result is
+    # a finite normal. (A hardware FLT_MIN is right whether it flushes before or after rounding:
+    # either way the exact value is at least FLT_MIN - 2^-151, which the reference rounds up.)
+    # Zeros, subnormals, infinities and NaN take the general helper (helpers.py's vyre_fma, as
+    # vyre_fma_split) as before. 4 operations instead of ~40 on the common path, and exact where
+    # the split's error term underflows (products below ~2^-100).
+    "vyre_fma": """float vyre_fma(float a, float b, float c) {
+    precise float r = fma(a, b, c);
+    uint e = floatBitsToUint(r) & 0x7F800000u;
+    if (e != 0u && e != 0x7F800000u) return r;
+    return vyre_fma_split(a, b, c);
+}""",
     # TwoProduct with one fma instead of Veltkamp's split (ffmath.py): the same exact error term
     # (a*b = p + e, no overflow or underflow), 2 operations instead of 17.
     "vyre_two_prod": """void vyre_two_prod(float a, float b, out float p, out float e) {
