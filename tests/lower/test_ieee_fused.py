@@ -114,21 +114,23 @@ def _fma_edges():
     return mod
 
 
-def test_fused_fma_with_a_correctly_rounded_fma_is_the_reference(vk_device):
-    """ieee.FUSED's vyre_fma, its fma() replaced by the correctly rounded stand-in: the reference's
-    bits wherever the result is normal (including products so small that the split helper's error
-    term underflows), and the split helper's own bits for zeros, subnormals, infinities and NaN."""
+@pytest.mark.parametrize("float64", [False, True], ids=["split", "f64"])
+def test_fused_fma_with_a_correctly_rounded_fma_is_the_reference(vk_device, float64):
+    """ieee.FUSED's vyre_fma, each fma() of the helpers replaced by the correctly rounded stand-in:
+    the reference's bits wherever the result is normal (including products so small that the split
+    helper's error term underflows). Zeros, subnormals, infinities and NaN: with float64, the
+    reference's bits too (ffmath64's vyre_fma_f64); without, the split helper's own bits."""
     if not vk_device.limits.float64:
         pytest.skip("the correctly rounded fma stand-in needs shaderFloat64")
     edges = _fma_edges()
     a, b, c = edges.operands(np.random.default_rng(17))
     p = edges.fma_program(a.size)
-    glsl = lower(p, fused_fma=True).glsl
+    glsl = lower(p, fused_fma=True, float64=float64).glsl
     start = glsl.index("float vyre_fma(float a, float b, float c)")
     end = glsl.index("return vyre_fma_split(a, b, c);", start)
     assert len(re.findall(r"\bfma\(", glsl[start:end])) == 1
-    # every fma() of the helpers (vyre_two_prod's too) rounds once; `split` is the same shader
-    # with the fast return taken out: the fused lowering as it was before it
+    assert ("vyre_fma_f64(a, b, c)" in glsl) == float64
+    # `split` is the same shader with the fast return taken out: the fused lowering before it
     first, head = glsl.index("float vyre_canon("), glsl.index("void main()")  # the helpers
     glsl = glsl[:first] + FMA_RN + re.sub(r"\bfma\(", "vk_fma_rn(", glsl[first:head]) + glsl[head:]
     split_glsl = glsl.replace("if (e != 0u && e != 0x7F800000u) return r;", "", 1)
@@ -140,10 +142,70 @@ def test_fused_fma_with_a_correctly_rounded_fma_is_the_reference(vk_device):
         want = reference.run(p, {"a": a, "b": b, "c": c})["out"].view(np.uint32)
     e = (want >> 23) & 0xFF
     normal = (e >= 1) & (e <= 254)
-    bad = np.flatnonzero(np.where(normal, got != want, got != split))
+    bad = np.flatnonzero(got != want if float64 else np.where(normal, got != want, got != split))
     assert bad.size == 0, (bad.size, a[bad[:5]], b[bad[:5]], c[bad[:5]], got[bad[:5]], want[bad[:5]])
     assert 0.5 < normal.mean() < 0.95 and np.count_nonzero(e == 1) > 100  # both paths, the lowest binade
-    assert np.count_nonzero(split[normal] != want[normal]) > 50  # where the split helper alone is off
+    if not float64:
+        assert np.count_nonzero(split[normal] != want[normal]) > 50  # where the split helper alone is off
+        assert np.count_nonzero(split[~normal] != want[~normal]) > 50  # its zero signs there
+
+
+def test_fma_in_double_is_the_reference_on_every_operand_class(vk_device):
+    """Without a fused fma but with float64 (lavapipe), an IR Fma is ffmath64's vyre_fma_f64: the
+    reference's bits on every class, where the split helper is off by an ULP or a zero's sign
+    for products below ~2^-100."""
+    if not vk_device.limits.float64:
+        pytest.skip("needs shaderFloat64")
+    edges = _fma_edges()
+    a, b, c = edges.operands(np.random.default_rng(23), 1 << 15)
+    p = edges.fma_program(a.size)
+    arrays = [a, b, c, np.zeros_like(a)]
+    got = _run_glsl(vk_device.manager, lower(p, float64=True).glsl, arrays, 3).view(np.uint32)
+    split = _run_glsl(vk_device.manager, lower(p).glsl, arrays, 3).view(np.uint32)
+    with np.errstate(all="ignore"):
+        want = reference.run(p, {"a": a, "b": b, "c": c})["out"].view(np.uint32)
+    bad = np.flatnonzero(got != want)
+    assert bad.size == 0, (bad.size, a[bad[:5]], b[bad[:5]], c[bad[:5]], got[bad[:5]], want[bad[:5]])
+    assert np.count_nonzero(split != want) > 100  # the operands reach what the split gets wrong
+
+
+def test_fma_in_double_at_the_rounding_boundaries():
+    """vyre_fma_f64's spelled-out ends: FLT_MIN from FLT_MIN - 2^-150 up (the tie to the even
+    FLT_MIN), zero below; inf from 2^128 - 2^103 up, FLT_MAX below; and a sum on an f32 midpoint
+    that the error term decides. Checked against the reference (exact rationals) on lavapipe."""
+    t = np.finfo(F).tiny
+    # a*b + c with the exact values FLT_MIN - 2^-150 +- 2^-170, FLT_MIN - 2^-150, FLT_MIN - 2^-151
+    one = F(1.0)
+    rows = [(F(2.0 ** -75), F(-(2.0 ** -75)), t),                       # FLT_MIN - 2^-150: tie -> FLT_MIN
+            (F(2.0 ** -75) * F(1 + 2.0 ** -20), F(-(2.0 ** -75)), t),   # just below the tie -> 0
+            (F(2.0 ** -76), F(-(2.0 ** -75)), t),                       # FLT_MIN - 2^-151 -> FLT_MIN
+            (F(2.0 ** 52), F(2.0 ** 51), np.finfo(F).max),             # 2^128 - 2^103: tie -> inf
+            (F(2.0 ** 52), F(2.0 ** 51) * F(1 - 2.0 ** -24), np.finfo(F).max),  # below it -> FLT_MAX
+            (one + F(2.0 ** -12), one + F(2.0 ** -12), F(-(1 + 2.0 ** -11))),   # the doctest's 2^-24
+            (F(1 + 2.0 ** -23), F(1 + 2.0 ** -23), F(2.0 ** 24))]      # a sum on a midpoint region
+    a, b, c = (np.array(x, F) for x in zip(*rows))
+    a, b, c = np.concatenate([a, -a]), np.concatenate([b, b]), np.concatenate([c, -c])
+    edges = _fma_edges()
+    p = edges.fma_program(a.size)
+    with np.errstate(all="ignore"):
+        want = reference.run(p, {"a": a, "b": b, "c": c})["out"]
+    for i in range(a.size):  # the reference itself, from exact rationals (nextafter(FLT_MAX) warns)
+        exact = Fraction(float(a[i])) * Fraction(float(b[i])) + Fraction(float(c[i]))
+        if abs(exact) >= Fraction(2) ** 128 - Fraction(2) ** 103:
+            assert np.isinf(want[i]) and np.signbit(want[i]) == (exact < 0), i
+        elif abs(exact) >= Fraction(2) ** -126 - Fraction(2) ** -150:
+            with np.errstate(over="ignore"):
+                near = [x for x in (np.nextafter(want[i], F(-np.inf)), np.nextafter(want[i], F(np.inf))) if np.isfinite(x)]
+            assert all(abs(Fraction(float(want[i])) - exact) <= abs(Fraction(float(x)) - exact) for x in near), i
+        else:
+            assert want[i] == 0 and np.signbit(want[i]) == (exact < 0), i
+    assert want[0] == t and want[1] == 0 and want[2] == t and np.isinf(want[3]) and want[4] == np.finfo(F).max
+    from vyre_vk.runtime import default_device
+    dev = default_device()
+    if not dev.limits.float64:
+        pytest.skip("needs shaderFloat64")
+    got = _run_glsl(dev.manager, lower(p, float64=True).glsl, [a, b, c, np.zeros_like(a)], 3)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), (got, want)
 
 
 def _fast_rows(a, b):

@@ -163,6 +163,8 @@ class LowererBase:
         # the device's builtins that its probe measured within vyre's windows (fastmath.py)
         self.table = {**GLSL_HELPERS, **(FUSED if fused_fma else {}), **(BRANCHLESS if latency_bound else {}),
                       **(FLOAT64 if float64 else {})}
+        if float64 and not fused_fma:  # an IR Fma rounded once in double (ffmath64), not the split helper
+            self.table["vyre_fma"] = "float vyre_fma(float a, float b, float c) { return vyre_fma_f64(a, b, c); }"
         # fast mode's division falls back to the exact one outside the range Vulkan bounds
         self.table["vyre_fdiv_exact"] = self.table["vyre_fdiv"].replace("float vyre_fdiv(", "float vyre_fdiv_exact(", 1)
         self.table.update(fast_table(native_math) if fast else {})

@@ -20,6 +20,12 @@ branch-free path (the last version branched at ln2/2, and a warp of mixed argume
 m times a reciprocal from an f32 seed and two Newton steps in double (error ~2^-50): GPUs divide
 doubles in a long subroutine, and Vulkan does not require the division to be correctly rounded.
 
+An IR Fma (``vyre_fma_f64``) is rounded once in double: a*b is exact there, TwoSum gives the
+error of the double sum, which decides the f32 rounding only where the sum sits on an f32
+midpoint; results below FLT_MIN and near 2^128 are spelled out as for exp. Without a fused fma it
+replaces the split helper (off by an ULP or a zero's sign for products below ~2^-100); with one, it
+takes the results ieee.FUSED's fast path leaves (zeros, subnormals, specials).
+
 Which devices take this path is decided by ``lower(..., float64=True)``'s caller:
 vyre_vk.runtime.probes checks these very helpers against the reference at device open.
 Constants are bit patterns (tests/lower/test_ffmath64.py recomputes them).
@@ -94,6 +100,41 @@ GLSL: dict[str, str] = {
     if (y < {_d(FLT_MIN)}) return y >= {_d(TO_FLT_MIN)} ? uintBitsToFloat(0x00800000u) : 0.0;
     return float(y);
 }}""",
+    # An IR Fma rounded once, exactly: a*b is exact in double; s = p + c rounds at 53 bits and
+    # TwoSum gives its error, which decides only where s sits on an f32 midpoint (elsewhere s and
+    # the exact sum round alike). Results below FLT_MIN and from 2^128 - 2^103 up are spelled out
+    # as for exp. Zero, infinite and NaN operands are decided first, as in the split helper.
+    "vyre_fma_f64": f"""float vyre_fma_f64(float a, float b, float c) {{
+    if (vyre_isnan(a) || vyre_isnan(b) || vyre_isnan(c)) return uintBitsToFloat(0x7FC00000u);
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b), uc = floatBitsToUint(c), ps = (ua ^ ub) & 0x80000000u;
+    if ((ua & 0x7FFFFFFFu) == 0u || (ub & 0x7FFFFFFFu) == 0u) {{
+        if (vyre_isinf(a) || vyre_isinf(b)) return uintBitsToFloat(0x7FC00000u);
+        return (uc & 0x7FFFFFFFu) == 0u ? uintBitsToFloat(ps & uc) : c;
+    }}
+    if (vyre_isinf(a) || vyre_isinf(b)) {{
+        if (vyre_isinf(c) && (uc & 0x80000000u) != ps) return uintBitsToFloat(0x7FC00000u);
+        return uintBitsToFloat(ps | 0x7F800000u);
+    }}
+    if (vyre_isinf(c)) return c;
+    precise double p = double(a) * double(b);
+    precise double cc = double(c);
+    precise double s = p + cc;
+    precise double bp = s - p;
+    precise double err = (p - (s - bp)) + (cc - bp);
+    if (s == 0.0LF) return 0.0;  // an exact cancellation (p is not zero): +0
+    uint sign = s < 0.0LF ? 0x80000000u : 0u;
+    bool away = err != 0.0LF && (err > 0.0LF) == (s > 0.0LF);  // the exact sum is beyond |s|
+    double m = abs(s);
+    if (m > {_d(TO_INF)} || (m == {_d(TO_INF)} && (away || err == 0.0LF))) return uintBitsToFloat(sign | 0x7F800000u);
+    if (m < {_d(FLT_MIN)})
+        return uintBitsToFloat(sign | ((m > {_d(TO_FLT_MIN)} || (m == {_d(TO_FLT_MIN)} && (away || err == 0.0LF))) ? 0x00800000u : 0u));
+    uvec2 w = unpackDouble2x32(s);
+    if (err == 0.0LF || (w.x & 0x1FFFFFFFu) != 0x10000000u) return float(s);
+    uint mag = ((((w.y >> 20) & 0x7FFu) - 896u) << 23) | ((w.y & 0xFFFFFu) << 3) | (w.x >> 29);  // |s| truncated
+    return uintBitsToFloat(sign | (away ? mag + 1u : mag));
+}}""",
+    # where fma() is fused, ieee.FUSED's vyre_fma hands results below FLT_MIN and specials here
+    "vyre_fma_split": "float vyre_fma_split(float a, float b, float c) { return vyre_fma_f64(a, b, c); }",
     "vyre_tanh": tanh_glsl("""
 double m = vyre_expm1_64(2.0LF * double(ax));
 double d = m + 2.0LF;

@@ -63,6 +63,8 @@ GLSL_HELPERS: dict[str, str] = {
     # an intermediate overflows (|a| or |b| above ~1e34).
     # Zero, infinite and NaN operands are decided up front (exactly, with bit tests): the
     # split below loses NaN and the sign of zero, and lavapipe folds `0.0 * x` (see vyre_fmul).
+    # Where a*b is below ~2^-100 the error term e underflows: an ULP off, or a zero's sign
+    # (tools/bench/fma_edges.py). A device with float64 runs ffmath64's exact vyre_fma_f64 instead.
     "vyre_fma": """float vyre_fma(float a, float b, float c) {
     if (vyre_isnan(a) || vyre_isnan(b) || vyre_isnan(c)) return uintBitsToFloat(0x7FC00000u);
     uint ua = floatBitsToUint(a), ub = floatBitsToUint(b), uc = floatBitsToUint(c), ps = (ua ^ ub) & 0x80000000u;

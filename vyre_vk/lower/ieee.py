@@ -100,9 +100,10 @@ FUSED: dict[str, str] = {
     # An IR Fma: the device's single rounding is the reference's (fma_f32) whenever the result is
     # a finite normal. (A hardware FLT_MIN is right whether it flushes before or after rounding:
     # either way the exact value is at least FLT_MIN - 2^-151, which the reference rounds up.)
-    # Zeros, subnormals, infinities and NaN take the general helper (helpers.py's vyre_fma, as
-    # vyre_fma_split) as before. 4 operations instead of ~40 on the common path, and exact where
-    # the split's error term underflows (products below ~2^-100).
+    # Zeros, subnormals, infinities and NaN take vyre_fma_split: ffmath64's exact double fma where
+    # the device has float64, else the general split helper (helpers.py's vyre_fma). 4 operations
+    # instead of ~40 on the common path, and exact where the split's error term underflows
+    # (products below ~2^-100).
     "vyre_fma": """float vyre_fma(float a, float b, float c) {
     precise float r = fma(a, b, c);
     uint e = floatBitsToUint(r) & 0x7F800000u;
