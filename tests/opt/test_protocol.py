@@ -195,7 +195,7 @@ def test_schedule_is_validated_once_and_reverted_whole_without_per_pass_checks(m
 def test_passes_off_knob(monkeypatch):
     """$VYRE_VK_PASSES_OFF takes passes out of the default set (an A/B knob for tools/bench runs);
     an unknown name is a typed error with a Fix, and an explicit pass list ignores it."""
-    program = get("vyre-libs::nn::flash_attention").build_with(seq_len=40, head_dim=12)
+    program = get("vyre-libs::nn::flash_attention").build_with(seq_len=64, head_dim=64)  # copies >= MIN_COPY
     graph, reports = optimize(program)
     assert {"keychain", "coalesce"} <= {r.name for r in reports if r.changed}
     monkeypatch.setenv("VYRE_VK_PASSES_OFF", "keychain, coalesce")

@@ -10,12 +10,15 @@ written once by a pre-pass, the lanes read 32 consecutive floats: one line per l
 
 A load ``buf[r*R + s]`` inside a loop qualifies when
 * R is a literal > 1, `r` depends on the invocation id and not on the loop, `s` on the loop
-  and not on the invocation (the lanes walk rows, each in its own order);
+  and not on the invocation (the lanes walk rows, each in its own order). `r*R` may be a sum
+  of terms ``x * L`` with every L a multiple of the smallest, R: gqa_attention's key row
+  ``kv_head * S*D + j * D`` is row ``kv_head * S + j`` of a D-wide buffer;
 * the value ranges prove ``0 <= s < R`` and ``r < ceil(count / R)`` (``bounds.interval``),
   so ``(r, s)`` is the element's true (row, column) and ``s * rows + r`` its place in the copy;
 * `buf` is a non-workgroup buffer the stage never writes, f32/u32/i32, and each element is
   read at least MIN_REUSE times by the stage (a buffer read once gains nothing from a copy that
-  costs a read and a write of it: the seed op's rows of w1).
+  costs a read and a write of it: the seed op's rows of w1);
+* the copy has MIN_COPY to MAX_COPY elements (a tiny buffer is served from L1 anyway).
 The copy is the same bits (loads and stores of one value), so every invocation reads what it
 read before. One pre-pass per buffer and row length; the pass repeats on the main stage.
 
@@ -23,9 +26,9 @@ Example::
 
     >>> from vyre_vk.ops import get
     >>> from vyre_vk.opt import optimize
-    >>> graph, _ = optimize(get("vyre-libs::nn::attention").build_with(seq_len=40, head_dim=12), device_class="nvidia")
+    >>> graph, _ = optimize(get("vyre-libs::nn::attention").build_with(seq_len=64, head_dim=64), device_class="nvidia")
     >>> [b.name for b in graph.scratch if b.name.startswith("opt_co_")]   # k, column-major
-    ['opt_co_k_t0']
+    ['opt_co_k_r64_t0']
 """
 from __future__ import annotations
 
@@ -37,16 +40,20 @@ from ..ir import node as N
 from ..ir.program import BufferDecl, Program, Region
 from ..ir.types import BufferAccess, DataType
 from ..ir.walk import map_expr, node_exprs, rewrite_nodes, walk_expr, walk_nodes
-from ..lower.bounds import interval, var_key
+from ..lower.bounds import interval, refinements, var_key
 from .analysis import (INVOCATION_EXPRS, Facts, NameSource, all_names, assigned_vars, next_binding, read_only,
                        replace_entry)
 from .dispatch import invocation_total
+from .keychain import KEYCHAIN_GENERATOR
 from .protocol import PassBase, PassContext, Rewrite
 
 COALESCE_GENERATOR = "vyre_vk.opt.coalesce"
 MIN_REUSE = 8           # reads per element of the buffer by the stage
 MAX_COPY = 1 << 22      # elements (16 MB of f32): a copy must stay cheap next to the reads it saves
+MIN_COPY = 1 << 12      # elements (16 KB): a smaller buffer sits in L1, and the copy's dispatch and
+                        # barrier (a few us) would cost a small op more than its loads (the seed op 4x8)
 PRE_LOCAL_SIZE = 256
+WARP = 32               # lanes that run a load together (NVIDIA's warp; AMD's wave is wider)
 _TYPES = (DataType.F32, DataType.U32, DataType.I32)
 
 
@@ -82,6 +89,7 @@ class _Scan:
         self.p, self.facts = p, Facts(p)
         self.assigned = assigned_vars(p.entry)
         self.found: list = []  # (loop, load, r, R, s): loads that qualify, at every site seen
+        self.defs: dict = {}    # never-assigned let -> its value (lane_varying reads through them)
         self.bad: set = set()   # loads (by value) seen at a site where they do not qualify
 
     def depends(self, e: E.Expr, deps: dict, loop_var: Optional[str]) -> tuple[bool, bool]:
@@ -100,6 +108,23 @@ class _Scan:
                     inv, loop = inv or a, loop or b
         return inv, loop
 
+    def lane_varying(self, e: E.Expr) -> bool:
+        """Whether neighbouring lanes see different values of `e`: it reads the invocation id other
+        than through a division by a warp's width or more (attention's query row id // S is one row
+        for the whole warp: its loads are broadcasts, which a copy would not help)."""
+        if isinstance(e, E.InvocationId):
+            return e.axis == 0
+        if isinstance(e, E.Var):
+            v = self.defs.get(e.name)
+            return v is not None and self.lane_varying(v)
+        if isinstance(e, E.BinOpExpr):
+            if isinstance(e.right, E.LitU32) and ((e.op is E.BinOp.Div and e.right.value >= WARP)
+                                                  or (e.op in (E.BinOp.Mod, E.BinOp.Mul) and e.right.value == 0)
+                                                  or (e.op is E.BinOp.Mod and e.right.value == 1)):
+                return False
+            return self.lane_varying(e.left) or self.lane_varying(e.right)
+        return False
+
     def nodes(self, nodes, ranges: dict, deps: dict, loop: Optional[N.Loop]) -> None:
         ranges, deps = dict(ranges), dict(deps)
         lv = loop.var if loop is not None else None
@@ -109,6 +134,7 @@ class _Scan:
                 if r is not None:
                     ranges[var_key(n.name)] = r
                 deps[n.name] = self.depends(n.value, deps, lv)
+                self.defs[n.name] = n.value
             for x in node_exprs(n):  # every statement kind's own expressions: any load rewritten was checked
                 for ld in walk_expr(x):
                     if isinstance(ld, E.Load):
@@ -120,9 +146,9 @@ class _Scan:
                     inner[var_key(n.var)] = (n.from_.value, n.to.value - 1)
                 # the lets outside do not change while this loop runs: only its own variable is "the loop"
                 self.nodes(n.body, inner, {k: (a, False) for k, (a, _) in deps.items()}, n)
-            elif isinstance(n, N.If):
-                self.nodes(n.then, ranges, deps, loop)
-                self.nodes(n.otherwise, ranges, deps, loop)
+            elif isinstance(n, N.If):  # the guard's bound holds inside (gqa: flat < q_total)
+                for body, taken in ((n.then, True), (n.otherwise, False)):
+                    self.nodes(body, {**ranges, **refinements(n.cond, ranges.get, self.assigned, taken)}, deps, loop)
             elif isinstance(n, (N.Block, N.Region)):
                 self.nodes(n.body, ranges, deps, loop)
 
@@ -134,28 +160,45 @@ class _Scan:
         terms = _terms(ld.index)
         if len(terms) < 2:
             return False
-        for k, t in enumerate(terms):
-            if not (isinstance(t, E.BinOpExpr) and t.op is E.BinOp.Mul):
+        rows_terms, cols = [], []  # (x, L) of the terms x * L that read the invocation; the rest
+        for t in terms:
+            tinv, tloop = self.depends(t, deps, loop.var)
+            if tinv and tloop:
+                return False
+            if not tinv:
+                cols.append(t)  # the loop's, or constant
                 continue
-            for r, lit in ((t.left, t.right), (t.right, t.left)):
-                if not isinstance(lit, E.LitU32) or lit.value < 2:
-                    continue
-                s = _sum(terms[:k] + terms[k + 1:])
-                R, rows = lit.value, -(-b.count // lit.value)
-                rinv, rloop = self.depends(r, deps, loop.var)
-                sinv, sloop = self.depends(s, deps, loop.var)
-                rr, sr = interval(r, ranges.get), interval(s, ranges.get)
-                if (rinv and not rloop and sloop and not sinv and rr is not None and sr is not None
-                        and rr[1] < rows and sr[1] < R):
-                    self.found.append((loop, ld, r, R, s))
-                    return True
-        return False
+            pairs = ((t.left, t.right), (t.right, t.left)) if isinstance(t, E.BinOpExpr) and t.op is E.BinOp.Mul else ()
+            lit = [(x, m.value) for x, m in pairs if isinstance(m, E.LitU32)]
+            if not lit:
+                return False
+            rows_terms.append(lit[0])
+        if not rows_terms or not cols:
+            return False
+        # R: the smallest multiplier, which every other divides (gqa's head * S*D + j * D + d:
+        # row head * S + j of a D-wide buffer); r the row, s the column
+        R = min(m for _, m in rows_terms)
+        if R < 2 or any(m % R for _, m in rows_terms):
+            return False
+        r = _sum([x if m == R else E.BinOpExpr(E.BinOp.Mul, x, E.LitU32(m // R)) for x, m in rows_terms])
+        s = _sum(cols)
+        rows = -(-b.count // R)
+        rr, sr = interval(r, ranges.get), interval(s, ranges.get)
+        if (rr is None or sr is None or rr[1] >= rows or sr[1] >= R or not self.depends(s, deps, loop.var)[1]
+                or not self.lane_varying(r)):
+            return False
+        self.found.append((loop, ld, r, R, s))
+        return True
 
 
 def coalesce(p: Program, prepass_local_size: int = PRE_LOCAL_SIZE) -> Optional[Coalesced]:
     """The first qualifying buffer's pre-pass and the stage reading its copy, or None."""
     total = invocation_total(p)
-    if not isinstance(total, E.LitU32):
+    if not isinstance(total, E.LitU32) or any(isinstance(n, Region) and n.generator == KEYCHAIN_GENERATOR
+                                              for n in walk_nodes(p.entry)):
+        # keychain's kernels: one acting lane per key reads each table element once, though the idle
+        # lanes of its grid make `reads` look high (H100: flash_attention 0.385 -> 0.40 ms with its
+        # score table copied)
         return None
     scan = _Scan(p)
     scan.nodes(p.entry, {}, {}, None)
@@ -165,13 +208,14 @@ def coalesce(p: Program, prepass_local_size: int = PRE_LOCAL_SIZE) -> Optional[C
             loop.from_, E.LitU32) else 0
         rows = -(-b.count // R)
         reads = total.value * trips
-        if trips < 2 or reads < MIN_REUSE * b.count or rows * R > MAX_COPY:
+        if trips < 2 or reads < MIN_REUSE * b.count or not MIN_COPY <= rows * R <= MAX_COPY:
             continue
         same = [(x, r2, s2) for _, x, r2, R2, s2 in scan.found if x.buffer == ld.buffer]
         if {x for x, _, _ in same} & scan.bad or any(R2 != R for _, x, _, R2, _ in scan.found if x.buffer == ld.buffer):
             continue  # the same load somewhere it does not qualify, or another row length: leave it
         fresh = NameSource(all_names(p), "opt_co_")
-        name = fresh(f"{ld.buffer}_t")
+        # the row length in the name: stages that copy one buffer share the copy only when it is the same
+        name = fresh(f"{ld.buffer}_r{R}_t")
         src = read_only(b, 0)
         dst = BufferDecl(name, 1, BufferAccess.ReadWrite, b.element, rows * R, pipeline_live_out=True)
         g, t = E.InvocationId(0), E.Var(fresh("t"))
