@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The next device call (bundle carried), about 5 min:
 #   bash tools/device_run.sh bash tools/bench/next_call.sh
-# The run of record of main's defaults on an H200 (issue 15 needs its numbers from the H200; the last
-# records, 2026-12-06b/c, landed on H100s): tools/bench/record.sh (ops.py, latency, the seed op end to
-# end with its weights resident, `vyre-vk run --all`), keeping to the 8 files that come back. If the call
-# lands on an H100, the numbers still say whether main moved; rerun on an H200.
+# The run of record of main's defaults (the latest, on the H200: docs/bench/h200-*-2026-12-06c.*):
+# tools/bench/record.sh (ops.py, latency, the seed op end to end with its weights resident, `vyre-vk run
+# --all`), keeping to the 8 files that come back. Copy them to docs/bench/<card>-*-<date>.* afterwards;
+# timings compare only between runs on the same kind of card.
 set -uo pipefail
 OUT="${OUT:-bench-out}"
 mkdir -p "$OUT"
