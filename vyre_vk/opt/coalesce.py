@@ -89,7 +89,9 @@ class _Scan:
         self.p, self.facts = p, Facts(p)
         self.assigned = assigned_vars(p.entry)
         self.found: list = []  # (loop, load, r, R, s): loads that qualify, at every site seen
-        self.defs: dict = {}    # never-assigned let -> its value (lane_varying reads through them)
+        # never-assigned let -> its (last) value: lane_varying, a speed heuristic, reads through them;
+        # whether a copy reads the same element is decided by the ranges alone
+        self.defs: dict = {}
         self.bad: set = set()   # loads (by value) seen at a site where they do not qualify
 
     def depends(self, e: E.Expr, deps: dict, loop_var: Optional[str]) -> tuple[bool, bool]:
