@@ -169,12 +169,12 @@ def test_fma_in_double_is_the_reference_on_every_operand_class(vk_device):
     assert np.count_nonzero(split != want) > 100  # the operands reach what the split gets wrong
 
 
-def test_fma_in_double_at_the_rounding_boundaries():
+def test_fma_in_double_at_the_rounding_boundaries(vk_device):
     """vyre_fma_f64's spelled-out ends: FLT_MIN from FLT_MIN - 2^-150 up (the tie to the even
     FLT_MIN), zero below; inf from 2^128 - 2^103 up, FLT_MAX below; and a sum on an f32 midpoint
     that the error term decides. Checked against the reference (exact rationals) on lavapipe."""
     t = np.finfo(F).tiny
-    # a*b + c with the exact values FLT_MIN - 2^-150 +- 2^-170, FLT_MIN - 2^-150, FLT_MIN - 2^-151
+    # a*b + c with the exact values FLT_MIN - 2^-150 (the tie), 2^-170 below it, FLT_MIN - 2^-151, ...
     one = F(1.0)
     rows = [(F(2.0 ** -75), F(-(2.0 ** -75)), t),                       # FLT_MIN - 2^-150: tie -> FLT_MIN
             (F(2.0 ** -75) * F(1 + 2.0 ** -20), F(-(2.0 ** -75)), t),   # just below the tie -> 0
@@ -200,11 +200,9 @@ def test_fma_in_double_at_the_rounding_boundaries():
         else:
             assert want[i] == 0 and np.signbit(want[i]) == (exact < 0), i
     assert want[0] == t and want[1] == 0 and want[2] == t and np.isinf(want[3]) and want[4] == np.finfo(F).max
-    from vyre_vk.runtime import default_device
-    dev = default_device()
-    if not dev.limits.float64:
+    if not vk_device.limits.float64:
         pytest.skip("needs shaderFloat64")
-    got = _run_glsl(dev.manager, lower(p, float64=True).glsl, [a, b, c, np.zeros_like(a)], 3)
+    got = _run_glsl(vk_device.manager, lower(p, float64=True).glsl, [a, b, c, np.zeros_like(a)], 3)
     assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), (got, want)
 
 

@@ -5,7 +5,8 @@ stand-in is tests/lower/test_ieee_fused.py, which takes its operands from here).
     python3 tools/bench/fma_edges.py            # prints mismatches by result class; exit 1 if any
 
 Where the device's fma() is fused (probed), normal results come from it directly
-(vyre_vk.lower.ieee.FUSED); zeros, subnormals, infinities and NaN from the general helper.
+(vyre_vk.lower.ieee.FUSED); zeros, subnormals, infinities and NaN from the double-precision helper
+where the device has float64 (vyre_vk.lower.ffmath64), else from the general split helper.
 """
 from __future__ import annotations
 

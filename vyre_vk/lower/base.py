@@ -157,14 +157,13 @@ class LowererBase:
                  native_math: tuple[str, ...] = ()):
         self.p = program
         self.storage_8bit = storage_8bit  # storage byte buffers as uint8_t arrays (bytes.py)
-        # the helper sources: FUSED's fast paths where the device's fma() is fused (ieee.py), the
-        # branch-free f32 helpers for a latency-bound stage (helpers.BRANCHLESS), exp and tanh in
-        # double where the device has it (ffmath64.py); in the fast precision, plain f32 arithmetic and
-        # the device's builtins that its probe measured within vyre's windows (fastmath.py)
-        self.table = {**GLSL_HELPERS, **(FUSED if fused_fma else {}), **(BRANCHLESS if latency_bound else {}),
-                      **(FLOAT64 if float64 else {})}
-        if float64 and not fused_fma:  # an IR Fma rounded once in double (ffmath64), not the split helper
-            self.table["vyre_fma"] = "float vyre_fma(float a, float b, float c) { return vyre_fma_f64(a, b, c); }"
+        # the helper sources: exp, tanh and Fma in double where the device has it (ffmath64.py), FUSED's
+        # fast paths where the device's fma() is fused (ieee.py; after FLOAT64, so that its Fma sits in
+        # front of the double one), the branch-free f32 helpers for a latency-bound stage
+        # (helpers.BRANCHLESS); in the fast precision, plain f32 arithmetic and the device's builtins
+        # that its probe measured within vyre's windows (fastmath.py)
+        self.table = {**GLSL_HELPERS, **(FLOAT64 if float64 else {}), **(FUSED if fused_fma else {}),
+                      **(BRANCHLESS if latency_bound else {})}
         # fast mode's division falls back to the exact one outside the range Vulkan bounds
         self.table["vyre_fdiv_exact"] = self.table["vyre_fdiv"].replace("float vyre_fdiv(", "float vyre_fdiv_exact(", 1)
         self.table.update(fast_table(native_math) if fast else {})

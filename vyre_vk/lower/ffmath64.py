@@ -133,7 +133,9 @@ GLSL: dict[str, str] = {
     uint mag = ((((w.y >> 20) & 0x7FFu) - 896u) << 23) | ((w.y & 0xFFFFFu) << 3) | (w.x >> 29);  // |s| truncated
     return uintBitsToFloat(sign | (away ? mag + 1u : mag));
 }}""",
-    # where fma() is fused, ieee.FUSED's vyre_fma hands results below FLT_MIN and specials here
+    # an IR Fma; where fma() is fused, ieee.FUSED's vyre_fma replaces it and hands what its fast path
+    # leaves (results below FLT_MIN, specials) to vyre_fma_split
+    "vyre_fma": "float vyre_fma(float a, float b, float c) { return vyre_fma_f64(a, b, c); }",
     "vyre_fma_split": "float vyre_fma_split(float a, float b, float c) { return vyre_fma_f64(a, b, c); }",
     "vyre_tanh": tanh_glsl("""
 double m = vyre_expm1_64(2.0LF * double(ax));

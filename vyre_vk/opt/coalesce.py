@@ -163,19 +163,21 @@ class _Scan:
         if len(terms) < 2:
             return False
         rows_terms, cols = [], []  # (x, L) of the terms x * L that read the invocation; the rest
+        walks = False  # some column term reads the loop
         for t in terms:
             tinv, tloop = self.depends(t, deps, loop.var)
             if tinv and tloop:
                 return False
             if not tinv:
                 cols.append(t)  # the loop's, or constant
+                walks = walks or tloop
                 continue
             pairs = ((t.left, t.right), (t.right, t.left)) if isinstance(t, E.BinOpExpr) and t.op is E.BinOp.Mul else ()
             lit = [(x, m.value) for x, m in pairs if isinstance(m, E.LitU32)]
             if not lit:
                 return False
             rows_terms.append(lit[0])
-        if not rows_terms or not cols:
+        if not rows_terms or not walks:
             return False
         # R: the smallest multiplier, which every other divides (gqa's head * S*D + j * D + d:
         # row head * S + j of a D-wide buffer); r the row, s the column
@@ -186,8 +188,7 @@ class _Scan:
         s = _sum(cols)
         rows = -(-b.count // R)
         rr, sr = interval(r, ranges.get), interval(s, ranges.get)
-        if (rr is None or sr is None or rr[1] >= rows or sr[1] >= R or not self.depends(s, deps, loop.var)[1]
-                or not self.lane_varying(r)):
+        if rr is None or sr is None or rr[1] >= rows or sr[1] >= R or not self.lane_varying(r):
             return False
         self.found.append((loop, ld, r, R, s))
         return True
